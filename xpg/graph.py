@@ -1,0 +1,507 @@
+"""Decision graphs: the model representation every compiler targets.
+
+A :class:`DecisionGraph` is a DAG with one root; each non-terminal node tests one
+feature, each edge carries a :class:`~xpg.features.Literal` on that feature, and
+each terminal holds a class.  :meth:`DecisionGraph.validate` checks the
+assumptions of Def. 2 of the core paper, which make explanation-graph reasoning
+sound: at every node the outgoing literals partition the values still possible
+there, and no root-to-terminal path is inconsistent.
+
+Examples
+--------
+>>> from xpg.features import Feature, Literal
+>>> dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
+>>> dg.add_node("r", "a"); dg.add_node("n", "b")
+>>> dg.add_terminal("t0", 0); dg.add_terminal("t1", 1)
+>>> dg.add_edge("r", "t0", Literal.eq("a", 0)); dg.add_edge("r", "n", Literal.eq("a", 1))
+>>> dg.add_edge("n", "t0", Literal.eq("b", 0)); dg.add_edge("n", "t1", Literal.eq("b", 1))
+>>> dg.validate()
+>>> dg.predict({"a": 1, "b": 1})
+1
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, Def. 2 (decision graphs) and Props. 2-3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+import portion as P
+
+from xpg.errors import InvalidGraphError, InvalidInstanceError
+from xpg.features import Feature, Literal, ValueSet, describe_values
+
+NodeId = Hashable
+
+
+class DecisionGraph:
+    """A classifier as a DAG of feature tests (Def. 2 of the core paper).
+
+    Parameters
+    ----------
+    features : sequence of Feature
+        The model's features, in instance order.  Features that no node tests are allowed:
+        they can never appear in an explanation.
+    classes : sequence, optional
+        The class labels.  When omitted, labels are collected as terminals are added.
+    root : node id, optional
+        The root.  When omitted, the root is the unique node without parents.
+    """
+
+    def __init__(
+        self,
+        features: Sequence[Feature],
+        classes: Sequence[Any] | None = None,
+        root: NodeId | None = None,
+    ) -> None:
+        self.features: list[Feature] = list(features)
+        self.feature_index: dict[str, int] = {}
+        for i, f in enumerate(self.features):
+            if f.name in self.feature_index:
+                raise InvalidGraphError(f"feature name {f.name!r} is declared twice")
+            self.feature_index[f.name] = i
+        self.classes: list[Any] = list(classes) if classes is not None else []
+        self._fixed_classes = classes is not None
+        if len(set(map(repr, self.classes))) != len(self.classes):
+            raise InvalidGraphError(f"repeated class labels in {self.classes!r}")
+        self._declared_root = root
+        self._ids: list[NodeId] = []
+        self._index: dict[NodeId, int] = {}
+        self._feature: list[int] = []  # feature index, -1 when none
+        self._class: list[int] = []  # class index, -1 when none
+        self._out: list[list[int]] = []  # outgoing edge indices per node
+        self._in_degree: list[int] = []
+        self.edges: list[tuple[int, int, Literal]] = []
+        self._cache: dict[str, Any] = {}
+
+    # -- building -----------------------------------------------------------------------------
+    def _new_node(self, node_id: NodeId, feature: int, cls: int) -> None:
+        if node_id in self._index:
+            raise InvalidGraphError(f"node {node_id!r} is declared twice")
+        self._index[node_id] = len(self._ids)
+        self._ids.append(node_id)
+        self._feature.append(feature)
+        self._class.append(cls)
+        self._out.append([])
+        self._in_degree.append(0)
+        self._cache.clear()
+
+    def add_node(self, node_id: NodeId, feature: str | None) -> None:
+        """Add a non-terminal node testing ``feature`` (``None``: a node left undefined)."""
+        if feature is None:
+            self._new_node(node_id, -1, -1)
+            return
+        if feature not in self.feature_index:
+            raise InvalidGraphError(
+                f"node {node_id!r}: unknown feature {feature!r} "
+                f"(declared: {', '.join(self.feature_index)})"
+            )
+        self._new_node(node_id, self.feature_index[feature], -1)
+
+    def add_terminal(self, node_id: NodeId, label: Any) -> None:
+        """Add a terminal node predicting class ``label``."""
+        self._new_node(node_id, -1, self._class_index(label, node_id))
+
+    def _class_index(self, label: Any, node_id: NodeId) -> int:
+        for i, c in enumerate(self.classes):
+            if c == label and type(c) is type(label):
+                return i
+        if self._fixed_classes:
+            raise InvalidGraphError(
+                f"terminal {node_id!r}: unknown class {label!r} (declared: {self.classes!r})"
+            )
+        self.classes.append(label)
+        return len(self.classes) - 1
+
+    def add_edge(self, parent: NodeId, child: NodeId, literal: Literal) -> None:
+        """Add an edge ``parent -> child`` taken when the parent's feature satisfies ``literal``."""
+        for end in (parent, child):
+            if end not in self._index:
+                raise InvalidGraphError(f"edge {parent!r} -> {child!r}: unknown node {end!r}")
+        if not isinstance(literal, Literal):
+            raise InvalidGraphError(
+                f"edge {parent!r} -> {child!r}: expected a Literal, found {literal!r}"
+            )
+        p, c = self._index[parent], self._index[child]
+        self._out[p].append(len(self.edges))
+        self._in_degree[c] += 1
+        self.edges.append((p, c, literal))
+        self._cache.clear()
+
+    # -- reading ------------------------------------------------------------------------------
+    @property
+    def nodes(self) -> list[NodeId]:
+        """Node ids in insertion order."""
+        return list(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of edges."""
+        return len(self.edges)
+
+    @property
+    def root(self) -> NodeId:
+        """The root: the declared one, else the unique node without parents."""
+        if self._declared_root is not None:
+            if self._declared_root not in self._index:
+                raise InvalidGraphError(f"the declared root {self._declared_root!r} is not a node")
+            return self._declared_root
+        sources = [self._ids[i] for i, d in enumerate(self._in_degree) if d == 0]
+        if len(sources) != 1:
+            raise InvalidGraphError(
+                f"expected exactly one node without parents (the root), found {len(sources)}"
+                + (f": {sources[:10]!r}" if sources else "")
+            )
+        return sources[0]
+
+    def index_of(self, node: NodeId) -> int:
+        """Internal index of a node id."""
+        try:
+            return self._index[node]
+        except KeyError:
+            raise InvalidGraphError(f"unknown node {node!r}") from None
+
+    def feature_of(self, node: NodeId) -> str | None:
+        """Name of the feature a node tests (``None`` for terminals)."""
+        f = self._feature[self.index_of(node)]
+        return self.features[f].name if f >= 0 else None
+
+    def class_of(self, node: NodeId) -> Any:
+        """Class of a terminal (``None`` for non-terminals)."""
+        c = self._class[self.index_of(node)]
+        return self.classes[c] if c >= 0 else None
+
+    def is_terminal(self, node: NodeId) -> bool:
+        """True when the node has no outgoing edge."""
+        return not self._out[self.index_of(node)]
+
+    def children(self, node: NodeId) -> list[tuple[NodeId, Literal]]:
+        """Outgoing edges of ``node`` as ``(child, literal)`` pairs."""
+        return [
+            (self._ids[self.edges[e][1]], self.edges[e][2]) for e in self._out[self.index_of(node)]
+        ]
+
+    def is_tree(self) -> bool:
+        """True when every node has at most one parent (a tree XpG, Prop. 6 of the paper)."""
+        return all(d <= 1 for d in self._in_degree)
+
+    def tested_features(self) -> list[str]:
+        """Names of the features tested by some node, in feature order."""
+        used = set(self._feature)
+        return [f.name for i, f in enumerate(self.features) if i in used]
+
+    # -- instances ----------------------------------------------------------------------------
+    def instance_values(self, instance: Mapping[str, Any] | Sequence[Any]) -> list[Any]:
+        """Check an instance against the features and return its values in feature order.
+
+        Raises :class:`InvalidInstanceError` naming the missing, unknown or out-of-domain feature.
+        """
+        if isinstance(instance, Mapping):
+            unknown = [k for k in instance if k not in self.feature_index]
+            if unknown:
+                raise InvalidInstanceError(
+                    f"unknown feature(s) {', '.join(map(repr, unknown))} in the instance "
+                    f"(expected: {', '.join(self.feature_index)})"
+                )
+            missing = [f.name for f in self.features if f.name not in instance]
+            if missing:
+                raise InvalidInstanceError(
+                    f"the instance has no value for feature(s) {', '.join(map(repr, missing))}"
+                )
+            raw = [instance[f.name] for f in self.features]
+        else:
+            raw = list(instance)
+            if len(raw) != len(self.features):
+                raise InvalidInstanceError(
+                    f"expected {len(self.features)} values (one per feature), found {len(raw)}"
+                )
+        return [f.check_value(v) for f, v in zip(self.features, raw, strict=True)]
+
+    def predict(self, instance: Mapping[str, Any] | Sequence[Any]) -> Any:
+        """Class of an instance: follow the unique satisfied edge from the root (Prop. 2)."""
+        values = self.instance_values(instance)
+        node = self.index_of(self.root)
+        for _ in range(len(self._ids) + 1):
+            out = self._out[node]
+            if not out:
+                if self._class[node] < 0:
+                    raise InvalidGraphError(f"terminal {self._ids[node]!r} has no class")
+                return self.classes[self._class[node]]
+            f = self._feature[node]
+            taken = [e for e in out if self.edges[e][2].satisfied_by(values[f])]
+            if len(taken) != 1:
+                raise InvalidGraphError(
+                    f"node {self._ids[node]!r}: {len(taken)} outgoing edges admit "
+                    f"{self.features[f].name} = {values[f]!r}, expected exactly one "
+                    "(run validate())"
+                )
+            node = self.edges[taken[0]][1]
+        raise InvalidGraphError("the graph has a cycle (run validate())")
+
+    # -- views --------------------------------------------------------------------------------
+    def to_networkx(self) -> nx.MultiDiGraph:
+        """A networkx view: node attributes ``feature``/``label``, edge attribute ``literal``."""
+        g = nx.MultiDiGraph()
+        for i, node in enumerate(self._ids):
+            f, c = self._feature[i], self._class[i]
+            g.add_node(
+                node,
+                feature=self.features[f].name if f >= 0 else None,
+                label=self.classes[c] if c >= 0 else None,
+            )
+        for p, c, lit in self.edges:
+            g.add_edge(self._ids[p], self._ids[c], literal=lit)
+        return g
+
+    # -- validation ---------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Check Def. 2 of the core paper; raise :class:`InvalidGraphError` listing violations."""
+        problems = self.violations()
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise InvalidGraphError(f"invalid decision graph: {problems[0]}{more}", problems)
+
+    def violations(self) -> list[str]:
+        """Every violation of Def. 2, each naming the node or edge it concerns."""
+        if not self._ids:
+            return ["the graph has no nodes"]
+        problems: list[str] = []
+        order = self._topological_order()
+        if order is None:
+            stuck = self._nodes_on_cycles()
+            return [f"the graph has a cycle through node(s) {stuck[:10]!r}"]
+        try:
+            root = self._index[self.root]
+        except InvalidGraphError as err:
+            problems.append(str(err))
+            sources = [i for i, d in enumerate(self._in_degree) if d == 0]
+            if not sources:
+                return problems
+            root = sources[0]
+        reachable = self._reachable_from(root)
+        for i, node in enumerate(self._ids):
+            if i != root and i not in reachable:
+                problems.append(
+                    f"node {node!r} cannot be reached from the root {self._ids[root]!r}"
+                )
+        problems += self._node_violations()
+        problems += self._edge_violations()
+        if problems:
+            return problems
+        problems += self._partition_violations(order, root)
+        if not problems and not self.is_tree():
+            problems += self._inconsistent_path_violations(order, root)
+        return problems
+
+    def _topological_order(self) -> list[int] | None:
+        indeg = list(self._in_degree)
+        stack = [i for i, d in enumerate(indeg) if d == 0]
+        order: list[int] = []
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            for e in self._out[n]:
+                c = self.edges[e][1]
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    stack.append(c)
+        return order if len(order) == len(self._ids) else None
+
+    def _nodes_on_cycles(self) -> list[NodeId]:
+        g = nx.DiGraph([(self._ids[p], self._ids[c]) for p, c, _ in self.edges])
+        return [n for comp in nx.strongly_connected_components(g) if len(comp) > 1 for n in comp]
+
+    def _reachable_from(self, root: int) -> set[int]:
+        seen, stack = {root}, [root]
+        while stack:
+            for e in self._out[stack.pop()]:
+                c = self.edges[e][1]
+                if c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return seen
+
+    def _node_violations(self) -> list[str]:
+        out = []
+        for i, node in enumerate(self._ids):
+            f, c, has_children = self._feature[i], self._class[i], bool(self._out[i])
+            if f < 0 and c < 0:
+                what = (
+                    "has children but tests no feature"
+                    if has_children
+                    else "is a terminal without class"
+                )
+                out.append(f"node {node!r} {what}")
+            elif c >= 0 and has_children:
+                out.append(f"terminal {node!r} (class {self.classes[c]!r}) has outgoing edges")
+            elif f >= 0 and not has_children:
+                out.append(
+                    f"non-terminal {node!r} (feature {self.features[f].name!r}) has no children"
+                )
+        return out
+
+    def _edge_violations(self) -> list[str]:
+        out = []
+        for p, c, lit in self.edges:
+            f = self._feature[p]
+            if f < 0:
+                continue
+            feature = self.features[f]
+            where = f"edge {self._ids[p]!r} -> {self._ids[c]!r}"
+            if lit.feature != feature.name:
+                out.append(
+                    f"{where}: literal over feature {lit.feature!r}, but node {self._ids[p]!r} "
+                    f"tests {feature.name!r}"
+                )
+            elif feature.is_discrete and not lit.is_value_set:
+                out.append(
+                    f"{where}: expected a value set for {feature.kind} feature "
+                    f"{feature.name!r}, found the interval {lit}"
+                )
+            elif lit.is_value_set and not lit.allowed <= _as_frozenset(feature, lit.allowed):
+                bad = [v for v in lit.allowed if not feature.contains(v)]
+                out.append(
+                    f"{where}: literal {lit} has values outside the domain of "
+                    f"{feature.name!r}: {bad!r}"
+                )
+            elif feature.is_empty(feature.domain_set() & _literal_set(feature, lit)):
+                out.append(
+                    f"{where}: literal {lit} admits no value of the domain of {feature.name!r}"
+                )
+        return out
+
+    def _partition_violations(self, order: list[int], root: int) -> list[str]:
+        """Def. 2 (i): at each node the outgoing literals partition the values still possible."""
+        out: list[str] = []
+        incoming: list[list[dict[int, ValueSet]]] = [[] for _ in self._ids]
+        incoming[root].append({})
+        for n in order:
+            if not incoming[n]:
+                continue
+            possible = _merge(incoming[n])
+            f = self._feature[n]
+            if f < 0:
+                continue
+            feature = self.features[f]
+            here = possible.get(f, feature.domain_set())
+            restricted = [(e, here & _literal_set(feature, self.edges[e][2])) for e in self._out[n]]
+            covered: ValueSet = frozenset() if feature.is_discrete else P.empty()
+            for k, (e, vals) in enumerate(restricted):
+                edge = f"edge {self._ids[n]!r} -> {self._ids[self.edges[e][1]]!r}"
+                if feature.is_empty(vals):
+                    out.append(
+                        f"{edge}: no input can take it: {self.edges[e][2]} is inconsistent with "
+                        f"the values still possible at {self._ids[n]!r} "
+                        f"({describe_values(feature.name, here)})"
+                    )
+                for e2, vals2 in restricted[k + 1 :]:
+                    both = vals & vals2
+                    if not feature.is_empty(both):
+                        out.append(
+                            f"node {self._ids[n]!r}: edges to {self._ids[self.edges[e][1]]!r} and "
+                            f"{self._ids[self.edges[e2][1]]!r} overlap on "
+                            f"{describe_values(feature.name, both)}"
+                        )
+                covered = covered | vals
+            gap = here - covered
+            if not feature.is_empty(gap):
+                out.append(
+                    f"node {self._ids[n]!r}: the outgoing literals leave "
+                    f"{describe_values(feature.name, gap)} uncovered"
+                )
+            for e, vals in restricted:
+                incoming[self.edges[e][1]].append({**possible, f: vals})
+        return out
+
+    def _inconsistent_path_violations(self, order: list[int], root: int) -> list[str]:
+        """Def. 2 (ii) for DAGs: no root-to-terminal path restricts a feature to nothing.
+
+        Only features tested twice on some path can make a path inconsistent once the
+        partition check passed, so only those are tracked, one feature at a time.
+        """
+        out: list[str] = []
+        below = [0] * len(self._ids)  # bitmask of features tested strictly below each node
+        for n in reversed(order):
+            mask = 0
+            for e in self._out[n]:
+                c = self.edges[e][1]
+                mask |= below[c] | (1 << self._feature[c] if self._feature[c] >= 0 else 0)
+            below[n] = mask
+        repeated = sorted(
+            {
+                self._feature[n]
+                for n in order
+                if self._feature[n] >= 0 and below[n] >> self._feature[n] & 1
+            }
+        )
+        for f in repeated:
+            feature = self.features[f]
+            states: list[set] = [set() for _ in self._ids]
+            states[root].add(feature.domain_set())
+            found = False
+            for n in order:
+                if found:
+                    break
+                for e in self._out[n]:
+                    p, c, lit = self.edges[e]
+                    for s in states[n]:
+                        if self._feature[n] == f:
+                            s = s & _literal_set(feature, lit)
+                            if feature.is_empty(s):
+                                out.append(
+                                    f"edge {self._ids[p]!r} -> {self._ids[c]!r}: some path through "
+                                    f"it is inconsistent (it requires {lit} after earlier tests "
+                                    f"on {feature.name!r} excluded it)"
+                                )
+                                found = True
+                                break
+                        states[c].add(s)
+                    if found:
+                        break
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"DecisionGraph({len(self.features)} features, {len(self.classes)} classes, "
+            f"{len(self._ids)} nodes, {len(self.edges)} edges)"
+        )
+
+    def __iter__(self) -> Iterator[NodeId]:
+        return iter(self._ids)
+
+
+# -- value-set algebra shared by the validation passes ---------------------------------------------
+def _as_frozenset(feature: Feature, values: frozenset) -> frozenset:
+    return frozenset(v for v in values if feature.contains(v))
+
+
+def _literal_set(feature: Feature, lit: Literal) -> ValueSet:
+    """The literal's values as a set comparable with the feature's domain set."""
+    if feature.is_discrete or not lit.is_value_set:
+        return lit.allowed
+    out = P.empty()
+    for v in lit.allowed:
+        out |= P.singleton(v)
+    return out
+
+
+def _merge(parents: list[dict[int, ValueSet]]) -> dict[int, ValueSet]:
+    """Values possible at a node: the union over its incoming paths, per feature."""
+    if len(parents) == 1:
+        return parents[0]
+    common = set(parents[0]).intersection(*parents[1:])
+    merged: dict[int, ValueSet] = {}
+    for f in common:
+        acc = parents[0][f]
+        for d in parents[1:]:
+            acc = acc | d[f]
+        merged[f] = acc
+    return merged

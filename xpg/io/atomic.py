@@ -1,0 +1,42 @@
+"""Write a file whole or not at all.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+>>> write_text_atomic(target, "hello\\n")
+>>> target.read_text()
+'hello\\n'
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from xpg.errors import XpgError
+
+
+class OutputError(XpgError, OSError):
+    """An output file could not be written (nothing was left behind)."""
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as err:
+        raise OutputError(f"{target}: cannot write here: {err.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException as err:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OutputError(f"{target}: cannot write: {err.strerror}") from None
+        raise
