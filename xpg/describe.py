@@ -19,7 +19,7 @@ Examples
 >>> axp_conditions(xg, ["x"])
 ['x > 3']
 >>> counterexample(xg, ["x"])
-({'x': 2.0}, 'lo')
+({'x': 3.0}, 'lo')
 """
 
 from __future__ import annotations
