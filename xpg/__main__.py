@@ -1,0 +1,3 @@
+from xpg.cli import entry_point
+
+entry_point()

@@ -1,0 +1,93 @@
+"""What every explainer of a removal game shares: ``fit(game)``, ``interpretation_``, ``predict``.
+
+Explainers follow scikit-learn's conventions: ``__init__`` only stores parameters, ``fit``
+reads a :class:`~xpg.fourier.game.RemovalGame` and learns ``interpretation_`` (a callable on
+masks, usually a :class:`~xpg.fourier.basis.FourierPolynomial`), and ``n_queries_`` records how
+many masks of the game the fit evaluated.
+
+Examples
+--------
+>>> from xpg.fourier.harmonica import LowDegree
+>>> LowDegree().predict([[1, 1]])
+Traceback (most recent call last):
+...
+xpg.fourier.explainer.ExplainerNotFittedError: LowDegree is not fitted yet: call fit(game) first
+
+References
+----------
+Pedregosa et al. Scikit-learn: Machine Learning in Python. JMLR 12 (2011) (estimator API).
+"""
+
+from __future__ import annotations
+
+import abc
+import inspect
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from xpg.errors import XpgError
+from xpg.fourier.game import RemovalGame
+
+
+class InvalidExplainerError(XpgError, ValueError):
+    """An explainer parameter is out of range, or the explainer does not fit the game."""
+
+
+class ExplainerNotFittedError(XpgError, AttributeError):
+    """``predict`` or a learned attribute was used before ``fit``."""
+
+
+class RemovalExplainer(abc.ABC):
+    """Base class: subclasses implement ``fit(game)`` and set ``interpretation_``."""
+
+    interpretation_: Any
+
+    @abc.abstractmethod
+    def fit(self, game: RemovalGame) -> RemovalExplainer:
+        """Learn ``interpretation_`` from the game; return ``self``."""
+
+    def predict(self, masks: ArrayLike) -> np.ndarray:
+        """Values of the learned interpretation on masks of shape ``(m, n_players)``."""
+        if not hasattr(self, "interpretation_"):
+            raise ExplainerNotFittedError(
+                f"{type(self).__name__} is not fitted yet: call fit(game) first"
+            )
+        return np.asarray(self.interpretation_(masks), dtype=float)
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({params})"
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor parameters (scikit-learn style)."""
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {name: getattr(self, name) for name in names}
+
+
+def check_game(game: object, who: str) -> RemovalGame:
+    """Raise :class:`InvalidExplainerError` unless ``game`` is a :class:`RemovalGame`."""
+    if not isinstance(game, RemovalGame):
+        raise InvalidExplainerError(
+            f"{who}.fit: expected a RemovalGame (see xpg.fourier.game), found {type(game).__name__}"
+        )
+    return game
+
+
+def check_int(value: object, name: str, low: int, who: str) -> int:
+    """An integer parameter ``>= low``, else :class:`InvalidExplainerError`."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise InvalidExplainerError(f"{who}: expected {name} to be an integer >= {low}, found {value!r}")
+    return int(value)
+
+
+def check_float(value: object, name: str, low: float, who: str) -> float:
+    """A finite float parameter ``>= low``, else :class:`InvalidExplainerError`."""
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        out = float("nan")
+    if not np.isfinite(out) or out < low:
+        raise InvalidExplainerError(f"{who}: expected {name} to be a number >= {low}, found {value!r}")
+    return out
