@@ -151,7 +151,9 @@ def random_ordered_dag(
                 for lo, hi in zip(ends, ends[1:]):
                     dg.add_edge(node, rng.choice(below), Literal.interval(f.name, lo, hi))
             else:
-                domain = list(f.values) if f.is_discrete else list(range(int(f.low), int(f.high) + 1))
+                domain = (
+                    list(f.values) if f.is_discrete else list(range(int(f.low), int(f.high) + 1))
+                )
                 for part in _split_discrete(rng, domain, domain):
                     dg.add_edge(node, rng.choice(below), Literal.isin(f.name, part))
         below = below + layer_nodes
@@ -237,8 +239,12 @@ class BruteForce:
         names = [f.name for f in self.dg.features]
         weak_axp = [s for s in _subsets(n) if self.sufficient(x, s)]
         weak_cxp = [s for s in _subsets(n) if not self.sufficient(x, set(range(n)) - s)]
-        axps = {frozenset(names[i] for i in s) for s in weak_axp if not any(t < s for t in weak_axp)}
-        cxps = {frozenset(names[i] for i in s) for s in weak_cxp if not any(t < s for t in weak_cxp)}
+        axps = {
+            frozenset(names[i] for i in s) for s in weak_axp if not any(t < s for t in weak_axp)
+        }
+        cxps = {
+            frozenset(names[i] for i in s) for s in weak_cxp if not any(t < s for t in weak_cxp)
+        }
         return axps, cxps
 
 

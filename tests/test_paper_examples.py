@@ -19,11 +19,26 @@ def figure1_tree() -> DecisionGraph:
         Feature.categorical(CREDIT, ["P", "F", "E"]),
     ]
     dg = DecisionGraph(features, classes=["N", "T", "L"])
-    for node, feature in [(1, STUDENT), (2, AGE), (3, CREDIT), (5, INCOME), (7, AGE), (8, AGE),
-                          (11, INCOME)]:
+    for node, feature in [
+        (1, STUDENT),
+        (2, AGE),
+        (3, CREDIT),
+        (5, INCOME),
+        (7, AGE),
+        (8, AGE),
+        (11, INCOME),
+    ]:
         dg.add_node(node, feature)
-    for node, cls in [(4, "T"), (6, "L"), (9, "N"), (10, "T"), (12, "L"), (13, "N"), (14, "T"),
-                      (15, "L")]:
+    for node, cls in [
+        (4, "T"),
+        (6, "L"),
+        (9, "N"),
+        (10, "T"),
+        (12, "L"),
+        (13, "N"),
+        (14, "T"),
+        (15, "L"),
+    ]:
         dg.add_terminal(node, cls)
     edges = [
         (1, 2, STUDENT, ["N"]), (1, 3, STUDENT, ["Y"]),
@@ -41,7 +56,11 @@ def figure1_tree() -> DecisionGraph:
 
 def figure2_omdd() -> DecisionGraph:
     """Fig. 2: the OMDD over x1, x2 in {0, 1} and x3 in {0, 1, 2} (classes R, G, B)."""
-    features = [Feature.integer("x1", 0, 1), Feature.integer("x2", 0, 1), Feature.integer("x3", 0, 2)]
+    features = [
+        Feature.integer("x1", 0, 1),
+        Feature.integer("x2", 0, 1),
+        Feature.integer("x3", 0, 2),
+    ]
     dg = DecisionGraph(features, classes=["R", "G", "B"])
     for node, feature in [(1, "x3"), (2, "x2"), (3, "x2"), (4, "x1"), (5, "x1")]:
         dg.add_node(node, feature)

@@ -112,7 +112,9 @@ def format_report(report: DemoReport) -> str:
     ]
     for k, inst in enumerate(report.instances, start=1):
         lines.append(f"[{k}] test row {inst.row}: predicted {inst.prediction!r}")
-        lines.append(f"    why (one AXp, {len(inst.axp)} features): " + ", ".join(inst.axp_conditions))
+        lines.append(
+            f"    why (one AXp, {len(inst.axp)} features): " + ", ".join(inst.axp_conditions)
+        )
         if inst.cxp is None:
             lines.append("    why not (CXp): none, no change of features can change the prediction")
         else:

@@ -151,8 +151,12 @@ def exact_indices(table: np.ndarray, index: str, order: int) -> dict[Subset, flo
                 values = weights @ zt
         elif index == "FSII":
             weights = np.array(
-                [comb(int(k) - 1, order) / comb(int(k) + order - 1, order + t) if k > order
-                 else 0.0 for k in s[:, 0]]
+                [
+                    comb(int(k) - 1, order) / comb(int(k) + order - 1, order + t)
+                    if k > order
+                    else 0.0
+                    for k in s[:, 0]
+                ]
             )
             factor = (-1) ** (order - t) * t / (order + t) * comb(order, t)
             values = a[codes] + factor * (weights @ zt)

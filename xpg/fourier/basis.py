@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from xpg.errors import XpgError
-from xpg.fourier.masks import all_masks, check_enumerable
+from xpg.fourier.masks import check_enumerable
 
 Subset = tuple[int, ...]
 
@@ -151,7 +151,7 @@ class FourierPolynomial:
     def __init__(
         self,
         n_players: int,
-        coefficients: Mapping[Iterable[int], float],
+        coefficients: Mapping[Subset, float],
         feature_names: Sequence[str] | None = None,
     ) -> None:
         if int(n_players) != n_players or n_players < 0:
@@ -291,7 +291,7 @@ class FourierPolynomial:
     def from_subset_values(
         cls,
         n_players: int,
-        values: Mapping[Iterable[int], float],
+        values: Mapping[Subset, float],
         feature_names: Sequence[str] | None = None,
     ) -> FourierPolynomial:
         """Convert ``g(z) = sum_T m_T prod_{i in T} z_i`` (``z_i = (1 + x_i) / 2``, 1 = kept).
@@ -377,13 +377,3 @@ def fourier_transform(
         {tuple(i for i in range(n_players) if c >> i & 1): spectrum[c] for c in codes},
         feature_names,
     )
-
-
-def evaluate_on_cube(function: object, n_players: int) -> np.ndarray:
-    """Values of a callable on masks over every mask (coalition order); used for exact checks."""
-    values = np.asarray(function(all_masks(n_players)), dtype=float)  # type: ignore[operator]
-    if values.shape != (2**n_players,):
-        raise InvalidPolynomialError(
-            f"expected {2**n_players} values from the function, found shape {values.shape}"
-        )
-    return values

@@ -78,7 +78,9 @@ def check_game(game: object, who: str) -> RemovalGame:
 def check_int(value: object, name: str, low: int, who: str) -> int:
     """An integer parameter ``>= low``, else :class:`InvalidExplainerError`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidExplainerError(f"{who}: expected {name} to be an integer >= {low}, found {value!r}")
+        raise InvalidExplainerError(
+            f"{who}: expected {name} to be an integer >= {low}, found {value!r}"
+        )
     return int(value)
 
 
@@ -89,5 +91,7 @@ def check_float(value: object, name: str, low: float, who: str) -> float:
     except (TypeError, ValueError):
         out = float("nan")
     if not np.isfinite(out) or out < low:
-        raise InvalidExplainerError(f"{who}: expected {name} to be a number >= {low}, found {value!r}")
+        raise InvalidExplainerError(
+            f"{who}: expected {name} to be a number >= {low}, found {value!r}"
+        )
     return out

@@ -28,9 +28,9 @@ Examples
 >>> h = Harmonica(degree=2, n_samples=300, refit=True, random_state=0).fit(game)
 >>> print(h.interpretation_.to_string(precision=3))
 0.5 + 0.25 x0 - 0.125 x1 x2
->>> round(LowDegree(degree=1, n_samples=4000, random_state=0).fit(game)
-...       .interpretation_.coefficient([0]), 1)
-0.2
+>>> low = LowDegree(degree=1, n_samples=4000, random_state=0).fit(game).interpretation_
+>>> abs(low.coefficient([0]) - 0.25) < 0.05  # a sample mean: about 1/sqrt(4000) off
+True
 
 References
 ----------
@@ -123,7 +123,7 @@ def sparse_parity_regression(
 def _polynomial(
     game: RemovalGame, intercept: float, subsets: Sequence[Subset], coef: np.ndarray
 ) -> FourierPolynomial:
-    coefs = {(): intercept}
+    coefs: dict[Subset, float] = {(): intercept}
     coefs.update({s: float(c) for s, c in zip(subsets, coef, strict=True) if c != 0.0})
     return FourierPolynomial(game.n_players, coefs, game.feature_names)
 
@@ -346,8 +346,10 @@ def fit_coupled_lasso(
     grams = np.array([a.T @ a / a.shape[0] for a in designs])
     rhs = np.array([a.T @ y / a.shape[0] for a, y in zip(designs, targets, strict=True)])
     p = grams[0].shape[0]
-    smooth = max(float(eigsh(g, k=1, which="LA", return_eigenvectors=False)[0]) if p > 1
-                 else float(g[0, 0]) for g in grams)
+    smooth = max(
+        float(eigsh(g, k=1, which="LA", return_eigenvectors=False)[0]) if p > 1 else float(g[0, 0])
+        for g in grams
+    )
     step = 1.0 / (smooth + penalty * k_count)
     theta = np.zeros((k_count, p)) if start is None else np.array(start, dtype=float)
     momentum, t = theta.copy(), 1.0
@@ -451,27 +453,40 @@ class HarmonicaAnchor(RemovalExplainer):
         before = game.n_queries
         values = game(masks)
         self.n_queries_ = game.n_queries - before
-        which = AnchoredInterpretation(
-            anchors, [FourierPolynomial(n, {})] * len(anchors)
-        ).assign(masks)
+        which = AnchoredInterpretation(anchors, [FourierPolynomial(n, {})] * len(anchors)).assign(
+            masks
+        )
         used = [k for k in range(len(anchors)) if np.any(which == k)]
         if penalty == 0.0:
             fits = [
                 sparse_parity_regression(
-                    masks[which == k], values[which == k], subsets, alpha, self.refit,
-                    self.max_iter, self.tol,
+                    masks[which == k],
+                    values[which == k],
+                    subsets,
+                    alpha,
+                    self.refit,
+                    self.max_iter,
+                    self.tol,
                 )
                 for k in used
             ]
         else:
             designs = [
-                np.hstack([np.ones((int(np.sum(which == k)), 1)),
-                           parity_features(masks[which == k], subsets)])
+                np.hstack(
+                    [
+                        np.ones((int(np.sum(which == k)), 1)),
+                        parity_features(masks[which == k], subsets),
+                    ]
+                )
                 for k in used
             ]
             theta = fit_coupled_lasso(
-                designs, [values[which == k] for k in used], alpha, penalty,
-                max_iter=max(self.max_iter, 1), tol=self.tol,
+                designs,
+                [values[which == k] for k in used],
+                alpha,
+                penalty,
+                max_iter=max(self.max_iter, 1),
+                tol=self.tol,
             )
             fits = [(float(row[0]), row[1:]) for row in theta]
         self.anchors_ = anchors[used]

@@ -38,7 +38,6 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -50,7 +49,7 @@ from xpg.fourier.harmonica import AnchoredInterpretation
 from xpg.fourier.masks import neighbourhood_masks
 
 Interpretation = Callable[[np.ndarray], ArrayLike]
-Models = Union[FourierPolynomial, AnchoredInterpretation, Sequence[FourierPolynomial]]
+Models = FourierPolynomial | AnchoredInterpretation | Sequence[FourierPolynomial]
 
 
 class InvalidMetricError(XpgError, ValueError):
@@ -196,7 +195,9 @@ def _models(models: Models, masks: ArrayLike | None) -> list[FourierPolynomial]:
     return polys
 
 
-def count_distinct_models(models: Models, masks: ArrayLike | None = None, atol: float = 1e-9) -> int:
+def count_distinct_models(
+    models: Models, masks: ArrayLike | None = None, atol: float = 1e-9
+) -> int:
     """Number of different polynomials (up to ``atol`` in every coefficient).
 
     For an :class:`~xpg.fourier.harmonica.AnchoredInterpretation`, only the anchors some of

@@ -1,0 +1,141 @@
+"""The reference .xpg format: round trips, comments, parallel edges, and every malformed input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xpg import InvalidGraphError, ParseError, format_xpg, read_xpg, read_xpg_text, write_xpg
+from xpg.cli import main
+
+GOOD = """\
+# a comment before everything
+NN: 5
+Root: 1
+T: 3 4 5
+TDef:
+3 0
+   # an indented comment
+4 1
+5 0
+NT: 1 2
+NTDef:
+1 3 0
+1 2 1
+2 4 1
+2 5 0
+2 5 0
+NV: 2
+VarDef:
+1 first feature
+  2 b
+"""
+
+
+def test_read_comments_indentation_parallel_edges() -> None:
+    xg = read_xpg_text(GOOD)
+    assert xg.var_names == ["first feature", "b"]
+    assert xg.n_nodes == 5 and len(xg.edge_src) == 5  # the parallel edge is kept
+    assert xg.node_ids[xg.root] == 1
+
+
+def test_round_trip(tmp_path: Path, examples_dir: Path) -> None:
+    for source in sorted(examples_dir.glob("*/*.xpg")):
+        xg = read_xpg(source)
+        target = tmp_path / source.name
+        write_xpg(xg, target)
+        again = read_xpg(target)
+        assert again.var_names == xg.var_names and again.node_ids == xg.node_ids
+        assert again.root == xg.root
+        for a in ("node_var", "terminal_value", "edge_src", "edge_dst", "edge_label"):
+            assert np.array_equal(getattr(again, a), getattr(xg, a)), a
+        assert format_xpg(again) == format_xpg(xg)
+
+
+def _replace(old: str, new: str) -> str:
+    assert old in GOOD
+    return GOOD.replace(old, new, 1)
+
+
+MALFORMED = [
+    (_replace("NN: 5", "NX: 5"), "expected section 'NN:'", 2),
+    (_replace("NN: 5", "NN: five"), "expected an integer node count", 2),
+    (_replace("NN: 5", "NN: 6"), "'NN: 6' but 'T:' and 'NT:' list 5 nodes", 10),
+    (_replace("Root: 1", "Root: 9"), "the root 9 is not listed", 10),
+    (_replace("T: 3 4 5", "T: 3 4 x"), "expected an integer terminal id, found 'x'", 4),
+    (_replace("4 1\n", "4 2\n"), "expected a terminal label 0 or 1, found '2'", 8),
+    (_replace("4 1\n", "4 1 7\n"), "expected '<terminal> <0|1>'", 8),
+    (_replace("4 1\n", "7 1\n"), "TDef for node 7, which is not listed in 'T:'", 8),
+    (_replace("4 1\n", "3 1\n"), "terminal 3 is defined twice", 8),
+    (_replace("NT: 1 2", "NT: 1 2 3"), "listed more than once", 10),
+    (_replace("1 2 1\n", "1 2 7\n"), "expected an edge label 0 or 1, found '7'", 13),
+    (_replace("1 2 1\n", "1 9 1\n"), "edge to 9, which is not a listed node", 13),
+    (_replace("1 2 1\n", "3 2 1\n"), "edge from 3, which is not a non-terminal", 13),
+    (_replace("1 2 1\n", "1 2\n"), "expected '<parent> <child> <0|1>'", 13),
+    (_replace("NV: 2", "NV: 3"), "'NV: 3' but VarDef names 2 distinct variables", 17),
+    (_replace("NV: 2", "NV: x"), "expected an integer variable count", 17),
+    (_replace("  2 b\n", ""), "non-terminal(s) [2] have no VarDef line", 19),
+    (_replace("  2 b\n", "  2 b\n  2 c\n"), "node 2 has two VarDef lines", 21),
+    (_replace("  2 b\n", "  3 b\n"), "VarDef for node 3, which is not a non-terminal", 20),
+    (_replace("  2 b\n", "  2\n"), "expected '<node> <feature name>'", 20),
+    (GOOD.replace("VarDef:\n1 first feature\n  2 b\n", ""), "expected section 'VarDef:'", 17),
+    (GOOD + "extra line\n", "expected an integer node id, found 'extra'", 21),
+    (GOOD + "NV: 3\n", "unexpected line after VarDef: 'NV: 3'", 21),
+    (_replace("NTDef:", "NTDEF:"), "expected section 'NTDef:'", 11),
+    ("", "expected section 'NN:', found the end of the file", 0),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "line"), MALFORMED)
+def test_malformed_input_names_the_line(
+    tmp_path: Path, text: str, message: str, line: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.xpg"
+    path.write_text(text)
+    with pytest.raises(ParseError) as err:
+        read_xpg(path)
+    assert message in str(err.value)
+    assert err.value.line == line and f"bad.xpg:{line}:" in str(err.value)
+    assert isinstance(err.value, ValueError)
+    assert main(["axp", str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.strip().splitlines()) == 1 and message in out.err
+
+
+INVALID_GRAPHS = [
+    (_replace("1 2 1\n", "1 2 0\n"), "the path of edges labelled 1 stops at non-terminal 1"),
+    (_replace("2 4 1\n", "2 4 0\n").replace("2 5 0\n2 5 0", "2 5 1\n2 5 0"),
+     "ends at terminal 5, labelled 0"),
+    (_replace("1 3 0\n", "1 3 1\n"), "node 1 has 2 outgoing edges labelled 1"),
+    (_replace("2 4 1\n", "2 1 1\n"), "the root 1 has incoming edges"),
+    (_replace("1 2 1\n", "1 4 1\n"), "several roots: nodes [2]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "message"), INVALID_GRAPHS)
+def test_graph_level_violations(text: str, message: str) -> None:
+    with pytest.raises(InvalidGraphError) as err:
+        read_xpg_text(text)
+    assert message in str(err.value)
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(ParseError, match="cannot read the file"):
+        read_xpg(tmp_path / "missing.xpg")
+    binary = tmp_path / "binary.xpg"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ParseError, match="expected UTF-8"):
+        read_xpg(binary)
+
+
+def test_write_is_atomic(tmp_path: Path) -> None:
+    xg = read_xpg_text(GOOD)
+    target = tmp_path / "out.xpg"
+    target.write_text("previous content")
+    with pytest.raises(OSError):
+        write_xpg(xg, tmp_path / "no-such-dir" / "out.xpg")
+    write_xpg(xg, target)
+    assert target.read_text() == format_xpg(xg)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.xpg"]
