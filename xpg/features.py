@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 from typing import Literal as TypingLiteral
 
 import portion as P
@@ -37,8 +37,9 @@ from xpg.errors import InvalidFeatureError, InvalidInstanceError
 FeatureKind = TypingLiteral["boolean", "categorical", "integer", "real"]
 FEATURE_KINDS: tuple[str, ...] = ("boolean", "categorical", "integer", "real")
 
-#: The values a literal admits: a frozenset (discrete features) or a ``portion`` interval union.
-ValueSet = frozenset | P.Interval
+#: The values a literal admits: a frozenset (discrete features) or a ``portion`` interval union
+#: (portion ships no type information, hence ``Any`` for the type checker).
+ValueSet: TypeAlias = Any
 
 
 def _bound(x: float) -> Any:

@@ -106,11 +106,13 @@ def from_sklearn_tree(
         raise InvalidModelError(
             f"expected {n_features} features (the tree's inputs), found {len(features)}"
         )
-    for f in features:
-        if f.kind == "categorical" and not all(isinstance(v, (int, float)) for v in f.values):
+    for feature in features:
+        if feature.kind == "categorical" and not all(
+            isinstance(v, (int, float)) for v in feature.values
+        ):
             raise InvalidModelError(
-                f"categorical feature {f.name!r}: a scikit-learn tree compares numbers, "
-                f"expected numeric category codes, found {list(f.values)!r}"
+                f"categorical feature {feature.name!r}: a scikit-learn tree compares numbers, "
+                f"expected numeric category codes, found {list(feature.values)!r}"
             )
     labels = list(estimator.classes_) if classes is None else list(classes)
     if len(labels) != len(estimator.classes_):

@@ -153,8 +153,8 @@ def literal_to_dict(lit: Literal) -> dict[str, Any]:
 
 def _graph_from_dict(m: dict, features: list[Feature], classes: list[Any]) -> DecisionGraph:
     nodes, edges = m.get("nodes"), m.get("edges")
-    _expect(isinstance(nodes, list), "model.nodes", "expected a list of nodes")
-    _expect(isinstance(edges, list), "model.edges", "expected a list of edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        raise InvalidModelError("model: expected 'nodes' and 'edges' lists")
     dg = DecisionGraph(features, classes, root=m.get("root"))
     feature_of: dict[Any, str | None] = {}
     for i, node in enumerate(nodes):

@@ -221,7 +221,7 @@ def read_xpg(path: str | os.PathLike[str]) -> ExplanationGraph:
 def format_xpg(xg: ExplanationGraph) -> str:
     """The ``.xpg`` text of an explanation graph (integer ids are kept, others renumbered)."""
     if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in xg.node_ids):
-        ids = [int(i) for i in xg.node_ids]
+        ids = [int(i) for i in xg.node_ids]  # type: ignore[call-overload]
     else:
         ids = list(range(1, xg.n_nodes + 1))
     terminals = [i for i in range(xg.n_nodes) if xg.node_var[i] < 0]
