@@ -12,7 +12,7 @@ import random
 import pytest
 from randgraphs import BruteForce, merge_subtrees, random_features, random_ordered_dag, random_tree
 
-from xpg import ExplanationGraph, enumerate_explanations, find_axp, find_cxp
+from xpg import ExplanationGraph, counterexample, enumerate_explanations, find_axp, find_cxp
 from xpg.explain import is_weak_axp, is_weak_cxp
 
 
@@ -44,6 +44,10 @@ def test_explanations_match_exhaustive_evaluation(kind: str, seed: int) -> None:
             assert len(result.cxps) == len(set(result.cxps)), "a CXp was reported twice"
             assert {frozenset(a) for a in result.axps} == axps
             assert {frozenset(c) for c in result.cxps} == cxps
+            for c in result.cxps:  # a counterexample changes only the CXp and flips the class
+                change, other = counterexample(xg, c)
+                assert set(change) <= set(c) and other != xg.prediction
+                assert dg.predict({**dict(zip(xg.var_names, x)), **change}) == other
             assert frozenset(find_axp(xg)) in axps
             cxp = find_cxp(xg)
             assert (cxp is None and not cxps) or frozenset(cxp) in cxps

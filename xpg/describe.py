@@ -68,44 +68,48 @@ def axp_conditions(xg: ExplanationGraph, features: Sequence[str]) -> list[str]:
     return out
 
 
-def _pick(feature: Feature, allowed: ValueSet, avoid: Any) -> Any:
-    """A value of ``feature`` in ``allowed``, preferring one different from ``avoid``."""
+def _nearest_inside(atom: Any, current: float, integer: bool) -> float | None:
+    """The value of ``atom`` nearest to ``current``, rounded to as few digits as stay inside."""
+    if atom.empty:
+        return None
+    if current in atom:
+        return current
+    lo = -math.inf if atom.lower == -P.inf else float(atom.lower)
+    hi = math.inf if atom.upper == P.inf else float(atom.upper)
+    end, inward = (lo, 1.0) if current <= lo else (hi, -1.0)
+    if integer:
+        value = math.floor(end) if inward < 0 else math.ceil(end)
+        for v in (value, value + inward):
+            if v in atom:
+                return float(v)
+        return None
+    scale = 10 ** math.floor(math.log10(abs(end))) if end != 0 else 1.0
+    for digits in range(1, 17):
+        step = scale / 10 ** (digits - 1)
+        v = (math.floor(end / step) if inward < 0 else math.ceil(end / step)) * step
+        v = float(f"{v:.{digits + 1}g}")
+        if v in atom and abs(v - end) <= 0.01 * max(abs(end), 1e-12):
+            return v
+    mid = (lo + hi) / 2 if math.isfinite(lo) and math.isfinite(hi) else end + inward
+    return mid if mid in atom else None
+
+
+def _pick(feature: Feature, allowed: ValueSet, current: Any) -> Any:
+    """A value of ``feature`` in ``allowed``, as close to ``current`` as a short number allows."""
     if isinstance(allowed, frozenset):
         candidates = [v for v in feature.values if v in allowed]
-        others = [v for v in candidates if v != avoid]
+        others = [v for v in candidates if v != current]
         return (others or candidates)[0]
+    best = None
     for atom in allowed & feature.domain_set():
-        lo, hi = atom.lower, atom.upper
-        lo_f = -math.inf if lo == -P.inf else float(lo)
-        hi_f = math.inf if hi == P.inf else float(hi)
-        if feature.kind == "integer":
-            start = (
-                -math.inf
-                if math.isinf(lo_f)
-                else (math.floor(lo_f) + 1 if atom.left == P.OPEN else math.ceil(lo_f))
-            )
-            end = (
-                math.inf
-                if math.isinf(hi_f)
-                else (math.ceil(hi_f) - 1 if atom.right == P.OPEN else math.floor(hi_f))
-            )
-            if start > end:
-                continue
-            if math.isinf(start):
-                return 0 if math.isinf(end) else int(end)
-            return int(start)
-        if math.isinf(lo_f) and math.isinf(hi_f):
-            return 0.0
-        if math.isinf(lo_f):
-            return hi_f if atom.right == P.CLOSED else hi_f - max(1.0, abs(hi_f))
-        if math.isinf(hi_f):
-            return lo_f if atom.left == P.CLOSED else lo_f + max(1.0, abs(lo_f))
-        if atom.left == P.CLOSED:
-            return lo_f
-        return hi_f if atom.right == P.CLOSED else (lo_f + hi_f) / 2.0
-    raise XpgError(
-        f"feature {feature.name!r}: no value satisfies {describe_values(feature.name, allowed)}"
-    )
+        v = _nearest_inside(atom, float(current), feature.kind == "integer")
+        if v is not None and (best is None or abs(v - current) < abs(best - current)):
+            best = v
+    if best is None:
+        raise XpgError(
+            f"feature {feature.name!r}: no value satisfies {describe_values(feature.name, allowed)}"
+        )
+    return int(best) if feature.kind == "integer" else best
 
 
 def counterexample(xg: ExplanationGraph, features: Sequence[str]) -> tuple[dict[str, Any], Any]:
