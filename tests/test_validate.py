@@ -157,6 +157,18 @@ def test_building_errors() -> None:
         dg.add_edge("r", "nope", Literal.le("x", 1))
 
 
+def test_numpy_class_labels_match_declared_classes() -> None:
+    import numpy as np
+
+    dg = DecisionGraph([Feature.boolean("a")], classes=[0, 1])
+    dg.add_terminal("t", np.int64(1))  # used to be refused as an unknown class
+    assert dg.class_of("t") == 1
+    loose = DecisionGraph([Feature.boolean("a")])
+    loose.add_terminal("u", True)
+    loose.add_terminal("v", 1)
+    assert loose.classes == [True, 1]
+
+
 def test_instance_errors() -> None:
     dg = base()
     with pytest.raises(InvalidInstanceError, match="no value for feature\\(s\\) 'c'"):

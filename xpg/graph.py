@@ -109,7 +109,8 @@ class DecisionGraph:
 
     def _class_index(self, label: Any, node_id: NodeId) -> int:
         for i, c in enumerate(self.classes):
-            if c == label and type(c) is type(label):
+            # True == 1 in Python, but a boolean class is not an integer class
+            if c == label and isinstance(c, bool) == isinstance(label, bool):
                 return i
         if self._fixed_classes:
             raise InvalidGraphError(
