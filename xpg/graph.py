@@ -155,12 +155,15 @@ class DecisionGraph:
             if self._declared_root not in self._index:
                 raise InvalidGraphError(f"the declared root {self._declared_root!r} is not a node")
             return self._declared_root
+        if "root" in self._cache:  # cleared by every change: one scan per graph, not per XpG
+            return self._cache["root"]
         sources = [self._ids[i] for i, d in enumerate(self._in_degree) if d == 0]
         if len(sources) != 1:
             raise InvalidGraphError(
                 f"expected exactly one node without parents (the root), found {len(sources)}"
                 + (f": {sources[:10]!r}" if sources else "")
             )
+        self._cache["root"] = sources[0]
         return sources[0]
 
     def index_of(self, node: NodeId) -> int:

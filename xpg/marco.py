@@ -3,9 +3,12 @@
 The solver holds one variable per feature the graph tests (true: fixed, false:
 free) and the blocking clauses found so far.  Every model it returns yields
 exactly one new explanation: an AXp inside its fixed set when the prediction
-cannot change, otherwise a CXp inside its free set.  Results stream out; a count
-or time budget stops the loop cleanly, and ``complete`` says whether the lists
-are whole.
+cannot change, otherwise a CXp inside its free set.  On graphs small enough,
+every CXp is first read off the graph in one pass (the minimal 0-edge variable
+sets of the paths to 0-terminals, :func:`~xpg.reach.zero_path_masks`) and
+blocked, so every SAT model then yields a new AXp, shrunk with bit operations.
+Results stream out; a count or time budget stops the loop cleanly, and
+``complete`` says whether the lists are whole.
 
 Examples
 --------
@@ -50,11 +53,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pysat.solvers import Solver
+from pysat.solvers import Minisat22, Solver, SolverNames
 
 from xpg.errors import SolverClosedError
 from xpg.explain import axp_from_fixed, shrink_weak_cxp
-from xpg.reach import zero_edge_vars, zero_path
+from xpg.reach import zero_edge_vars, zero_path, zero_path_masks
 from xpg.xpgraph import ExplanationGraph
 
 ExplanationKind = Literal["axp", "cxp"]
@@ -121,10 +124,13 @@ class Enumerator:
         self.cxps: list[tuple[str, ...]] = []
         self.seconds = 0.0
         self._tested = xg.tested_vars()
-        self._solver: Solver | None = Solver(name=solver)
-        # an unconstrained variable counts as fixed; declare them all so models mention them
-        for v in self._tested:
-            self._solver.add_clause([v + 1, -(v + 1)])
+        # Small graphs: every CXp as a bit mask up front (one pass over the graph), then AXps
+        # are shrunk with integer operations instead of graph traversals.
+        self._cxp_masks = zero_path_masks(xg) if len(xg.edge_src) <= _MASK_EDGES else None
+        self._solver: Any = _new_solver(solver)
+        if self._tested:  # declare variables 1..max, so that every model mentions them all
+            top = self._tested[-1] + 1
+            self._solver.add_clause([top, -top])
         self._started = False
 
     def __enter__(self) -> Enumerator:
@@ -140,7 +146,6 @@ class Enumerator:
             self._solver = None
 
     def _solve(self, deadline: float | None) -> bool | None:
-        assert self._solver is not None
         self.sat_calls += 1
         if deadline is None:
             return bool(self._solver.solve())
@@ -153,6 +158,24 @@ class Enumerator:
             self._solver.clear_interrupt()
         return out
 
+    def _out_of_budget(self, deadline: float | None) -> bool:
+        if self.limit is not None and len(self.axps) + len(self.cxps) >= self.limit:
+            return True
+        return deadline is not None and time.perf_counter() >= deadline
+
+    def _record(self, kind: ExplanationKind, chosen: list[int]) -> Explanation:
+        """Block ``chosen`` in the solver and keep it: an AXp must not stay fixed again, a CXp
+        must not be free again."""
+        names = self.xg.var_names
+        found = Explanation(kind, tuple([names[v] for v in chosen]))
+        if kind == "axp":
+            self._solver.add_clause([-(v + 1) for v in chosen])
+            self.axps.append(found.features)
+        else:
+            self._solver.add_clause([v + 1 for v in chosen])
+            self.cxps.append(found.features)
+        return found
+
     def __iter__(self) -> Iterator[Explanation]:
         if self._solver is None:
             raise SolverClosedError("this Enumerator is closed")
@@ -161,12 +184,23 @@ class Enumerator:
         self._started = True
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
-        xg, solver = self.xg, self._solver
+        xg, solver, tested, masks = self.xg, self._solver, self._tested, self._cxp_masks
         try:
+            if masks is not None:
+                # Every CXp is known: report and block each, so that every SAT model left
+                # is a weak AXp (its fixed set meets every CXp) and yields a new AXp.
+                by_var: list[list[int]] = [[] for _ in range(xg.n_vars)]
+                for c in masks:
+                    if self._out_of_budget(deadline):
+                        return
+                    chosen = [v for v in tested if c >> v & 1]
+                    for v in chosen:
+                        by_var[v].append(c)
+                    self.seconds = time.perf_counter() - start
+                    yield self._record("cxp", chosen)
+            budgeted = self.limit is not None or deadline is not None
             while True:
-                if self.limit is not None and len(self.axps) + len(self.cxps) >= self.limit:
-                    return
-                if deadline is not None and time.perf_counter() >= deadline:
+                if budgeted and self._out_of_budget(deadline):
                     return
                 outcome = self._solve(deadline)
                 if outcome is None:
@@ -174,24 +208,60 @@ class Enumerator:
                 if not outcome:
                     self.complete = True
                     return
-                positive = {lit for lit in solver.get_model() if lit > 0}
-                fixed = [v for v in self._tested if v + 1 in positive]
-                free = [v for v in self._tested if v + 1 not in positive]
-                path = zero_path(xg, free)
-                if path is None:
-                    axp = axp_from_fixed(xg, fixed)
-                    solver.add_clause([-(v + 1) for v in axp])
-                    found = Explanation("axp", xg.names(axp))
-                    self.axps.append(found.features)
+                model = solver.get_model()
+                if masks is not None:
+                    found = self._record("axp", _axp_by_masks(model, tested, by_var))
                 else:
-                    cxp = shrink_weak_cxp(xg, zero_edge_vars(xg, path))
-                    solver.add_clause([v + 1 for v in cxp])
-                    found = Explanation("cxp", xg.names(cxp))
-                    self.cxps.append(found.features)
+                    found = self._record(*_classify_by_graph(xg, model, tested))
                 self.seconds = time.perf_counter() - start
                 yield found
         finally:
             self.seconds = time.perf_counter() - start
+
+
+def _new_solver(name: str) -> Any:
+    """A python-sat solver; MiniSat 2.2 is built directly (``Solver(name=...)`` costs more than
+    a whole enumeration on a small graph)."""
+    if name.lower() in SolverNames.minisat22:
+        return Minisat22()
+    return Solver(name=name)
+
+
+#: Graphs up to this many edges get all their CXps as bit masks before the SAT loop starts.
+_MASK_EDGES = 20_000
+
+
+def _classify_by_graph(
+    xg: ExplanationGraph, model: list[int], tested: list[int]
+) -> tuple[ExplanationKind, list[int]]:
+    """A SAT model (positive: fixed) -> a new AXp inside its fixed set when the prediction
+    cannot change, else a new CXp inside its free set, by graph traversals (Algs. 2 and 3)."""
+    free = [v for v in tested if model[v] < 0]
+    path = zero_path(xg, free)
+    if path is None:
+        return "axp", axp_from_fixed(xg, [v for v in tested if model[v] > 0])
+    return "cxp", shrink_weak_cxp(xg, zero_edge_vars(xg, path))
+
+
+def _axp_by_masks(model: list[int], tested: list[int], by_var: list[list[int]]) -> list[int]:
+    """The fixed set of a SAT model, which meets every CXp, shrunk by deletion to a minimal
+    set meeting every CXp (an AXp: AXps are the minimal hitting sets of the CXps)."""
+    fixed = 0
+    for v in tested:
+        if model[v] > 0:
+            fixed |= 1 << v
+    kept = []
+    for v in tested:
+        bit = 1 << v
+        if fixed & bit:
+            rest = fixed ^ bit
+            for c in by_var[v]:
+                if not c & rest:  # v is the only fixed feature of this CXp: v must stay fixed
+                    kept.append(v)
+                    break
+            else:
+                fixed = rest
+    return kept
 
 
 def enumerate_explanations(

@@ -36,6 +36,7 @@ KR 2021, Alg. 1 (pathToZero).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from xpg.xpgraph import ExplanationGraph
 
@@ -57,7 +58,8 @@ def zero_path(xg: ExplanationGraph, free: Iterable[int]) -> list[int] | None:
 
     Depth-first, iterative, each node visited at most once.
     """
-    one, zero, _ = xg.adjacency()
+    _, zero, _ = xg.adjacency()
+    one = xg.one_child()
     flags = _free_flags(xg, free)
     var = xg.node_var_list
     value = xg.terminal_value_list
@@ -76,11 +78,11 @@ def zero_path(xg: ExplanationGraph, free: Iterable[int]) -> list[int] | None:
         v = var[n]
         if v < 0:
             continue
-        for c in one[n]:
-            if not seen[c]:
-                seen[c] = 1
-                parent[c] = n
-                stack.append(c)
+        c = one[n]
+        if c >= 0 and not seen[c]:
+            seen[c] = 1
+            parent[c] = n
+            stack.append(c)
         if flags[v]:
             for c in zero[n]:
                 if not seen[c]:
@@ -92,9 +94,95 @@ def zero_path(xg: ExplanationGraph, free: Iterable[int]) -> list[int] | None:
 
 def zero_edge_vars(xg: ExplanationGraph, path: list[int]) -> set[int]:
     """Variables whose 0-edges a path takes: freeing exactly these makes the path reachable."""
-    one, _, _ = xg.adjacency()
+    one = xg.one_child()
     var = xg.node_var_list
-    return {var[p] for p, c in zip(path, path[1:]) if c not in one[p]}
+    return {var[p] for p, c in zip(path, path[1:]) if c != one[p]}
+
+
+def minimal_masks(masks: Iterable[int]) -> list[int]:
+    """The subset-minimal sets among bit masks, fewest bits first."""
+    kept: list[int] = []
+    for m in sorted(set(masks), key=int.bit_count):
+        for k in kept:
+            if k & m == k:
+                break
+        else:
+            kept.append(m)
+    return kept
+
+
+def zero_path_masks(xg: ExplanationGraph, max_masks: int = 1024) -> list[int] | None:
+    """Every CXp as a bit mask (bit ``v``: variable ``v``), or ``None`` beyond ``max_masks``.
+
+    Freeing ``F`` reaches a 0-terminal iff some root-to-0-terminal path takes 0-edges on
+    variables of ``F`` only, so the CXps are the subset-minimal "0-edge variable sets" of
+    those paths.  Trees: one depth-first pass carrying the set; DAGs: bottom-up, each node
+    keeping the minimal sets of the paths below it.  Gives up (``None``) as soon as there
+    are more than ``max_masks`` paths to 0-terminals (trees) or a node keeps more than
+    ``max_masks`` minimal sets (DAGs), or the sets kept over all nodes exceed 8 per edge,
+    which keeps the work proportional to the graph.
+    """
+    one, zero, _ = xg.adjacency()
+    var, value = xg.node_var_list, xg.terminal_value_list
+    if xg.is_tree():
+        found: set[int] = set()
+        stack = [(xg.root, 0)]
+        while stack:
+            n, mask = stack.pop()
+            v = var[n]
+            if v < 0:
+                if value[n] == 0:
+                    found.add(mask)
+                    if len(found) > max_masks:
+                        return None
+                continue
+            for c in one[n]:
+                stack.append((c, mask))
+            if zero[n]:
+                with_v = mask | (1 << v)
+                for c in zero[n]:
+                    stack.append((c, with_v))
+        return minimal_masks(found)
+    work, budget = 0, 8 * len(xg.edge_src) + 2048
+    below: list[Any] = [None] * xg.n_nodes
+    expanded = bytearray(xg.n_nodes)
+    todo = [xg.root]
+    while todo:
+        n = todo[-1]
+        if below[n] is not None:
+            todo.pop()
+            continue
+        v = var[n]
+        if v < 0:
+            below[n] = (0,) if value[n] == 0 else ()
+            todo.pop()
+            continue
+        if not expanded[n]:  # children first, then come back to n
+            expanded[n] = 1
+            for c in one[n]:
+                if below[c] is None:
+                    todo.append(c)
+            for c in zero[n]:
+                if below[c] is None:
+                    todo.append(c)
+            continue
+        todo.pop()
+        here: Any = set()
+        for c in one[n]:
+            here.update(below[c])
+        bit = 1 << v
+        for c in zero[n]:
+            for m in below[c]:
+                here.add(m | bit)
+        if len(here) > min(8, max_masks):  # minimise early: cheaper than carrying supersets
+            here = minimal_masks(here)
+            if len(here) > max_masks:
+                return None
+        work += len(here)
+        if work > budget:
+            return None
+        below[n] = here
+    return minimal_masks(below[xg.root])
 
 
 class IncrementalReach:
@@ -107,7 +195,8 @@ class IncrementalReach:
 
     def __init__(self, xg: ExplanationGraph, free: Iterable[int]) -> None:
         self._xg = xg
-        self._one, self._zero, self._by_var = xg.adjacency()
+        _, self._zero, self._by_var = xg.adjacency()
+        self._one = xg.one_child()
         self._var = xg.node_var_list
         self._value = xg.terminal_value_list
         self.free = _free_flags(xg, free)
@@ -141,11 +230,11 @@ class IncrementalReach:
             v = var[n]
             if v < 0:
                 continue
-            for c in one[n]:
-                if not reached[c]:
-                    reached[c] = 1
-                    added.append(c)
-                    stack.append(c)
+            c = one[n]
+            if c >= 0 and not reached[c]:
+                reached[c] = 1
+                added.append(c)
+                stack.append(c)
             if free[v]:
                 for c in zero[n]:
                     if not reached[c]:

@@ -25,7 +25,9 @@ KR 2021, Def. 3 (explanation graph) and Prop. 5.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+import gc
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,7 +150,11 @@ class ExplanationGraph:
         self.source = source
         self.instance = instance
         self.prediction = prediction
-        self._adjacency: tuple[list[list[int]], list[list[int]], list[list[int]]] | None = None
+        self._adjacency: (
+            tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]] | None
+        ) = None
+        self._is_tree: bool | None = None
+        self._one_child: list[int] | None = None
         if check:
             self.validate()
 
@@ -220,9 +226,23 @@ class ExplanationGraph:
         """Number of variables (features)."""
         return len(self.var_names)
 
-    def adjacency(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
-        """Python lists for traversals: children via 1-edges, via 0-edges, nodes per variable."""
+    def adjacency(self) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
+        """Children via 1-edges, via 0-edges, and nodes per variable, indexable by node/variable.
+
+        Children keep the order of the edges.  Built once per graph: with a Python loop on
+        small graphs, with numpy (a stable sort) on larger ones, where each node's children
+        are sliced out of one flat list on access, so that a million-edge graph does not
+        pay for a million small lists before the first query.
+        """
         if self._adjacency is None:
+            with _no_gc():  # many small lists, no cycles: the collector would only slow this
+                self._adjacency = self._build_adjacency()
+        return self._adjacency
+
+    def _build_adjacency(
+        self,
+    ) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
+        if len(self.edge_src) < 512:
             one: list[list[int]] = [[] for _ in range(self.n_nodes)]
             zero: list[list[int]] = [[] for _ in range(self.n_nodes)]
             for s, d, lab in zip(
@@ -236,16 +256,56 @@ class ExplanationGraph:
             for n, var in enumerate(self.node_var.tolist()):
                 if var >= 0:
                     by_var[var].append(n)
-            self._adjacency = (one, zero, by_var)
-        return self._adjacency
+            return (one, zero, by_var)
+        lab, src, dst = self.edge_label, self.edge_src, self.edge_dst
+        inner = np.flatnonzero(self.node_var >= 0)
+        groups = (
+            _Groups(src[lab], dst[lab], self.n_nodes),
+            _Groups(src[~lab], dst[~lab], self.n_nodes),
+            _Groups(self.node_var[inner], inner, self.n_vars),
+        )
+        if len(src) < 200_000:  # small enough: plain lists, the fastest to traverse
+            return (groups[0].lists(), groups[1].lists(), groups[2].lists())
+        return groups
+
+    def one_child(self) -> list[int]:
+        """Per node, its child through the edge labelled 1 (-1: none), for fast traversals.
+
+        Raises
+        ------
+        InvalidGraphError
+            When a node has several outgoing edges labelled 1 (Def. 3 allows one at most).
+        """
+        if self._one_child is None and len(self.edge_src) < 512:
+            one = self.adjacency()[0]
+            if all(len(c) <= 1 for c in one):
+                self._one_child = [c[0] if c else -1 for c in one]
+        if self._one_child is None:
+            lab = self.edge_label
+            src, dst = self.edge_src[lab], self.edge_dst[lab]
+            counts = np.bincount(src, minlength=self.n_nodes)
+            if len(src) and counts.max() > 1:
+                node = self.node_ids[int(counts.argmax())]
+                raise InvalidGraphError(
+                    f"node {node!r} has {int(counts.max())} outgoing edges labelled 1 "
+                    "(at most 1; run validate())"
+                )
+            out = np.full(self.n_nodes, -1, dtype=np.int64)
+            out[src] = dst
+            self._one_child = out.tolist()
+        return self._one_child
 
     def is_tree(self) -> bool:
         """True when every node has at most one parent."""
-        indeg = np.bincount(self.edge_dst, minlength=self.n_nodes)
-        return bool((indeg <= 1).all())
+        if self._is_tree is None:
+            indeg = np.bincount(self.edge_dst, minlength=self.n_nodes)
+            self._is_tree = bool((indeg <= 1).all())
+        return self._is_tree
 
     def tested_vars(self) -> list[int]:
         """Indices of the variables that label some node."""
+        if self.n_nodes < 256:
+            return sorted({v for v in self.node_var_list if v >= 0})
         return sorted(set(self.node_var[self.node_var >= 0].tolist()))
 
     def has_zero_terminal(self) -> bool:
@@ -322,6 +382,41 @@ class ExplanationGraph:
             f"ExplanationGraph({self.n_vars} variables, {self.n_nodes} nodes, "
             f"{len(self.edge_src)} edges)"
         )
+
+
+class _Groups(Sequence[list[int]]):
+    """``groups[k]``: the values whose key is ``k``, in their original order, sliced on access
+    out of one flat list (``0 <= k < n``)."""
+
+    __slots__ = ("_flat", "_starts")
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray, n: int) -> None:
+        order = np.argsort(keys, kind="stable")
+        self._flat: list[int] = values[order].tolist()
+        self._starts: list[int] = [0, *np.cumsum(np.bincount(keys, minlength=n)).tolist()]
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, k: int) -> list[int]:  # type: ignore[override]
+        return self._flat[self._starts[k] : self._starts[k + 1]]
+
+    def lists(self) -> list[list[int]]:
+        """Every group as a list, at once."""
+        flat, starts = self._flat, self._starts
+        return [flat[a:b] for a, b in zip(starts, starts[1:])]
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector (it would scan every new object while many are built)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _follow_ones(root: int, src: np.ndarray, dst: np.ndarray, label: np.ndarray, n: int) -> int:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import portion as P
 
+from xpg.compile.groups import FeatureGroup, FeatureSpace
 from xpg.errors import InvalidModelError
 from xpg.features import Feature, Literal
 from xpg.graph import DecisionGraph
@@ -64,9 +65,41 @@ def _split(feature: Feature, possible: Any, cut: float) -> tuple[Any, Any]:
     return possible & left_iv, possible - left_iv
 
 
+def feature_space(
+    estimator: Any, features: Sequence[Feature | FeatureGroup] | None
+) -> FeatureSpace:
+    """The features of a fitted estimator laid over its input columns.
+
+    Plain features only, as many as columns: one per column, in order.  With feature
+    groups: columns matched by name to ``feature_names_in_`` when the estimator has it,
+    otherwise the entries' columns concatenated in order.
+    """
+    n_features = int(estimator.n_features_in_)
+    names = getattr(estimator, "feature_names_in_", None)
+    if features is None:
+        cols = (
+            [str(n) for n in names] if names is not None else [f"x{i}" for i in range(n_features)]
+        )
+        return FeatureSpace([Feature.real(c) for c in cols])
+    entries = list(features)
+    if all(isinstance(e, Feature) for e in entries):
+        if len(entries) != n_features:
+            raise InvalidModelError(
+                f"expected {n_features} features (the tree's inputs), found {len(entries)}"
+            )
+        return FeatureSpace(entries)
+    space = FeatureSpace(entries, [str(n) for n in names] if names is not None else None)
+    if len(space.columns) != n_features:
+        raise InvalidModelError(
+            f"expected features and groups covering the tree's {n_features} input columns, "
+            f"found {len(space.columns)} columns"
+        )
+    return space
+
+
 def from_sklearn_tree(
     estimator: Any,
-    features: Sequence[Feature] | None = None,
+    features: Sequence[Feature | FeatureGroup] | None = None,
     classes: Sequence[Any] | None = None,
 ) -> DecisionGraph:
     """A :class:`DecisionGraph` computing exactly what ``estimator.predict`` computes.
@@ -74,10 +107,14 @@ def from_sklearn_tree(
     Parameters
     ----------
     estimator : sklearn.tree.DecisionTreeClassifier
-        Fitted, single-output.
-    features : sequence of Feature, optional
-        One per input column (default: real features named after ``feature_names_in_``
-        or ``x0, x1, ...``).  Boolean and numeric categorical features get value-set literals.
+        Fitted, single-output, any depth, any number of classes.
+    features : sequence of Feature or FeatureGroup, optional
+        One Feature per input column (default: real features named after
+        ``feature_names_in_`` or ``x0, x1, ...``); boolean and numeric categorical features
+        get value-set literals.  A :class:`~xpg.compile.groups.FeatureGroup` declares several
+        columns (one-hot columns, bins) as one feature: the graph tests the feature, and a
+        branch no value of it can take is bypassed (see :func:`feature_space` for how
+        columns are matched).
     classes : sequence, optional
         Class labels (default: ``estimator.classes_``).
 
@@ -94,25 +131,17 @@ def from_sklearn_tree(
         raise InvalidModelError(
             f"expected a single-output tree, found {estimator.n_outputs_} outputs"
         )
-    n_features = int(estimator.n_features_in_)
-    if features is None:
-        names = getattr(estimator, "feature_names_in_", None)
-        features = [
-            Feature.real(str(n))
-            for n in (names if names is not None else [f"x{i}" for i in range(n_features)])
-        ]
-    features = list(features)
-    if len(features) != n_features:
-        raise InvalidModelError(
-            f"expected {n_features} features (the tree's inputs), found {len(features)}"
-        )
-    for feature in features:
-        if feature.kind == "categorical" and not all(
-            isinstance(v, (int, float)) for v in feature.values
+    space = feature_space(estimator, features)
+    for entry in space.entries:
+        if (
+            isinstance(entry, Feature)
+            and entry.kind == "categorical"
+            and not all(isinstance(v, (int, float)) for v in entry.values)
         ):
             raise InvalidModelError(
-                f"categorical feature {feature.name!r}: a scikit-learn tree compares numbers, "
-                f"expected numeric category codes, found {list(feature.values)!r}"
+                f"categorical feature {entry.name!r}: a scikit-learn tree compares numbers, "
+                f"expected numeric category codes, found {list(entry.values)!r} "
+                "(declare one-hot columns with FeatureGroup.one_hot)"
             )
     labels = list(estimator.classes_) if classes is None else list(classes)
     if len(labels) != len(estimator.classes_):
@@ -120,23 +149,35 @@ def from_sklearn_tree(
             f"expected {len(estimator.classes_)} class labels, found {len(labels)}"
         )
     labels = [x.item() if isinstance(x, np.generic) else x for x in labels]
-    dg = DecisionGraph(features, labels)
+    feats = space.features
+    dg = DecisionGraph(feats, labels)
     left, right = tree.children_left, tree.children_right
-    feat, thr, value = tree.feature, tree.threshold, tree.value
+    column, thr, value = tree.feature, tree.threshold, tree.value
+
+    def split(node: int, possible: dict[int, Any]) -> tuple[int, Any, Any]:
+        j = int(column[node])
+        f, _ = space.owner[j]
+        here = possible.get(f, feats[f].domain_set())
+        cut = float32_cut(float(thr[node]))
+        if space.is_identity:
+            lo, hi = _split(feats[f], here, cut)
+        else:
+            goes_left = space.column_set(j, P.openclosed(-P.inf, cut))
+            lo, hi = here & goes_left, here - goes_left
+        return f, lo, hi
+
     # Iterative DFS carrying the values still possible per feature on the path.
     stack: list[tuple[int, Any, dict[int, Any], Literal | None]] = [(0, None, {}, None)]
     while stack:
         node, parent, possible, literal = stack.pop()
         # bypass splits with an empty branch: the node's other branch takes all values
         while left[node] >= 0:
-            f = int(feat[node])
-            here = possible.get(f, features[f].domain_set())
-            lo, hi = _split(features[f], here, float32_cut(float(thr[node])))
-            if not features[f].is_empty(lo) and not features[f].is_empty(hi):
+            f, lo, hi = split(node, possible)
+            if not feats[f].is_empty(lo) and not feats[f].is_empty(hi):
                 break
-            node = int(left[node]) if features[f].is_empty(hi) else int(right[node])
+            node = int(left[node]) if feats[f].is_empty(hi) else int(right[node])
         if left[node] >= 0:
-            dg.add_node(node, features[int(feat[node])].name)
+            dg.add_node(node, feats[space.owner[int(column[node])][0]].name)
         else:
             dg.add_terminal(node, labels[int(np.argmax(value[node][0]))])
         if parent is not None:
@@ -144,10 +185,8 @@ def from_sklearn_tree(
             dg.add_edge(parent, node, literal)
         if left[node] < 0:
             continue
-        f = int(feat[node])
-        here = possible.get(f, features[f].domain_set())
-        lo, hi = _split(features[f], here, float32_cut(float(thr[node])))
-        name = features[f].name
+        f, lo, hi = split(node, possible)
+        name = feats[f].name
         stack.append((int(right[node]), node, {**possible, f: hi}, Literal(name, hi)))
         stack.append((int(left[node]), node, {**possible, f: lo}, Literal(name, lo)))
     return dg

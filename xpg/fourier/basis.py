@@ -84,7 +84,7 @@ def check_masks(masks: ArrayLike, n_players: int, where: str = "masks") -> np.nd
     if bad.any():
         r, c = np.argwhere(bad)[0]
         raise InvalidPolynomialError(
-            f"{where}: expected entries -1 (removed) or 1 (kept), found {arr[r, c]!r} "
+            f"{where}: expected entries -1 (removed) or 1 (kept), found {float(arr[r, c])} "
             f"at row {r}, column {c}"
         )
     return arr

@@ -111,7 +111,8 @@ class RemovalGame:
         if not np.isfinite(values).all():
             row = int(np.flatnonzero(~np.isfinite(values))[0])
             raise InvalidGameError(
-                f"the value function returned {values[row]!r} for mask {x[row].astype(int)}"
+                f"the value function returned {float(values[row])} "
+                f"for mask {x[row].astype(int).tolist()}"
             )
         self.n_queries += x.shape[0]
         return values

@@ -70,8 +70,11 @@ from xpg.fourier.explainer import (
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.masks import ball_masks, uniform_masks
 
-#: Largest number of parity features a fit will build (rows x columns must also fit in memory).
-MAX_PARITY_FEATURES = 200_000
+#: Upper bound on ``rows * columns`` of one block of parity features (Low-degree's sums).
+_BLOCK_ROWS_ELEMENTS = 4_000_000
+
+#: Largest number of parity features a fit builds (the design matrix is rows x features floats).
+MAX_PARITY_FEATURES = 50_000
 
 
 def _basis_for(n_players: int, degree: int, who: str) -> list[Subset]:
@@ -259,7 +262,12 @@ class LowDegree(RemovalExplainer):
         before = game.n_queries
         values = game(masks)
         self.n_queries_ = game.n_queries - before
-        coef = parity_features(masks, subsets).T @ values / n_samples
+        coef = np.zeros(len(subsets))
+        step = max(1, _BLOCK_ROWS_ELEMENTS // len(subsets))
+        for start in range(0, n_samples, step):
+            block = parity_features(masks[start : start + step], subsets)
+            coef += block.T @ values[start : start + step]
+        coef /= n_samples
         self.interpretation_ = FourierPolynomial(
             game.n_players, dict(zip(subsets, coef, strict=True)), game.feature_names
         )
@@ -323,6 +331,18 @@ class AnchoredInterpretation:
         return f"AnchoredInterpretation(n_players={self.n_players}, n_models={self.n_models})"
 
 
+def _distinct_anchors(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """The all-ones mask, then distinct uniform random masks (at most ``2**n`` in all)."""
+    anchors = [np.ones(n, dtype=np.int8)]
+    seen = {anchors[0].tobytes()}
+    while len(anchors) < min(count, 2 ** min(n, 62)):
+        mask = uniform_masks(n, 1, rng)[0]
+        if mask.tobytes() not in seen:
+            seen.add(mask.tobytes())
+            anchors.append(mask)
+    return np.array(anchors, dtype=np.int8)
+
+
 def fit_coupled_lasso(
     designs: Sequence[np.ndarray],
     targets: Sequence[np.ndarray],
@@ -330,7 +350,6 @@ def fit_coupled_lasso(
     penalty: float,
     max_iter: int = 20_000,
     tol: float = 1e-9,
-    start: np.ndarray | None = None,
 ) -> np.ndarray:
     """Jointly fit one coefficient vector per anchor with a spectrum-distance penalty.
 
@@ -351,7 +370,7 @@ def fit_coupled_lasso(
         for g in grams
     )
     step = 1.0 / (smooth + penalty * k_count)
-    theta = np.zeros((k_count, p)) if start is None else np.array(start, dtype=float)
+    theta = np.zeros((k_count, p))
     momentum, t = theta.copy(), 1.0
 
     def objective_gradient(z: np.ndarray) -> np.ndarray:
@@ -441,7 +460,7 @@ class HarmonicaAnchor(RemovalExplainer):
         n = game.n_players
         subsets = _basis_for(n, degree, who)
         rng = np.random.default_rng(self.random_state)
-        anchors = np.vstack([np.ones((1, n), dtype=np.int8), uniform_masks(n, n_anchors - 1, rng)])
+        anchors = _distinct_anchors(n, n_anchors, rng)
         if self.local_radius is None:
             masks = uniform_masks(n, n_samples, rng)
         else:

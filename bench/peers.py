@@ -1,0 +1,157 @@
+"""Peer libraries in their own virtual environments, and runner scripts executed inside them.
+
+The reference implementation (PyPI ``XpGraph``) is imported as ``xpg``, which clashes with
+this project, and PyXAI pulls in gigabytes of dependencies: neither may enter the project's
+environment.  Each peer gets a virtual environment under ``bench/.venvs/<name>`` (created on
+first use, reused afterwards); a runner script from ``bench/runners/`` runs there, reads a JSON
+job from a file and writes a JSON result to another, timing the peer in-process.
+
+Examples
+--------
+>>> sorted(PEERS)
+['pyxai', 'xpgraph']
+>>> PEERS["xpgraph"].runner.name
+'xpgraph_runner.py'
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, reference implementation https://github.com/yizza91/xpg (PyPI XpGraph 0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sklearn
+
+from xpg.errors import XpgError
+
+BENCH_DIR = Path(__file__).resolve().parent
+VENVS_DIR = BENCH_DIR / ".venvs"
+RUNNERS_DIR = BENCH_DIR / "runners"
+
+
+class PeerError(XpgError, RuntimeError):
+    """A peer environment could not be created, or a runner failed."""
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer library: its venv name, the pip requirements, the import to check, the runner."""
+
+    name: str
+    requirements: tuple[str, ...]
+    probe: str
+    runner: Path
+
+    @property
+    def venv(self) -> Path:
+        """The environment's folder."""
+        return VENVS_DIR / self.name
+
+    @property
+    def python(self) -> Path:
+        """The environment's interpreter."""
+        return self.venv / "bin" / "python"
+
+
+PEERS: dict[str, Peer] = {
+    "xpgraph": Peer(
+        "xpgraph",
+        ("XpGraph==0.0.1", "networkx", "numpy", "python-sat"),
+        "from xpg import XpGraph, MarcoXpG",
+        RUNNERS_DIR / "xpgraph_runner.py",
+    ),
+    "pyxai": Peer(
+        "pyxai",
+        # the same scikit-learn as here: fitted trees are handed over pickled
+        ("pyxai==2.0.1", f"scikit-learn=={sklearn.__version__}"),
+        "from pyxai import Learning, Explaining",
+        RUNNERS_DIR / "pyxai_runner.py",
+    ),
+}
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without the variables that would let this project's ``xpg`` leak in."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
+def is_ready(peer: Peer) -> bool:
+    """True when the peer's environment exists and imports the peer."""
+    if not peer.python.exists():
+        return False
+    probe = subprocess.run(
+        [str(peer.python), "-c", peer.probe],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_clean_env(),
+        cwd=peer.venv,
+    )
+    return probe.returncode == 0
+
+
+def ensure_venv(peer: Peer, log: Any = sys.stderr) -> Path:
+    """Create the peer's environment if needed (network: PyPI) and return its interpreter."""
+    if is_ready(peer):
+        return peer.python
+    VENVS_DIR.mkdir(parents=True, exist_ok=True)
+    print(f"[peers] creating {peer.venv} and installing {' '.join(peer.requirements)}", file=log)
+    steps = [
+        [sys.executable, "-m", "venv", "--clear", str(peer.venv)],
+        [str(peer.python), "-m", "pip", "install", "-q", "--upgrade", "pip"],
+        [str(peer.python), "-m", "pip", "install", "-q", *peer.requirements],
+    ]
+    for cmd in steps:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, check=False, env=_clean_env(), cwd=VENVS_DIR
+        )
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+            raise PeerError(
+                f"could not set up the {peer.name} environment at {peer.venv}: "
+                f"`{' '.join(cmd)}` failed: {' | '.join(tail)}"
+            )
+    if not is_ready(peer):
+        raise PeerError(f"{peer.venv} was created but `{peer.probe}` fails there")
+    return peer.python
+
+
+def run_runner(peer: Peer, job: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+    """Run the peer's runner on ``job`` (JSON) inside its environment and return its JSON answer.
+
+    ``timeout`` bounds the whole subprocess (seconds); the runner applies its own per-item
+    time limits from the job.
+    """
+    with tempfile.TemporaryDirectory(prefix="xpg-peer-") as tmp:
+        job_path, out_path = Path(tmp) / "job.json", Path(tmp) / "out.json"
+        job_path.write_text(json.dumps(job), encoding="utf-8")
+        env = _clean_env()
+        try:
+            proc = subprocess.run(
+                [str(peer.python), str(peer.runner), str(job_path), str(out_path)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+                cwd=tmp,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise PeerError(f"the {peer.name} runner took more than {timeout} s") from None
+        if proc.returncode != 0 or not out_path.exists():
+            tail = proc.stderr.strip().splitlines()[-8:]
+            raise PeerError(
+                f"the {peer.name} runner failed (exit {proc.returncode}): {' | '.join(tail)}"
+            )
+        result: dict[str, Any] = json.loads(out_path.read_text(encoding="utf-8"))
+        return result

@@ -1,0 +1,60 @@
+"""``bench.peers_compare --quick`` on two small datasets (one OBDD, one tree).
+
+With the reference implementation's environment present (``bench/.venvs/xpgraph``), or
+``XPG_BENCH_PEERS=1`` to let the benchmark create it (network: PyPI), both tools run and
+their explanation sets must be identical.  Otherwise only xpg's side runs, and the test
+says so with a warning.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import warnings
+from pathlib import Path
+
+from conftest import REPO_ROOT, shared_path
+
+sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
+from bench import peers_compare  # noqa: E402
+from bench.peers import PEERS, is_ready  # noqa: E402
+
+
+def test_peers_quick(tmp_path: Path) -> None:
+    with_reference = is_ready(PEERS["xpgraph"]) or os.environ.get("XPG_BENCH_PEERS") == "1"
+    argv = ["--quick", "--no-progress", "--datasets", "corral,iris", "--out", str(tmp_path)]
+    argv += ["--data-dir", str(shared_path("datasets")), "--timeout", "30"]
+    if not with_reference:
+        warnings.warn(
+            "reference implementation not installed (bench/.venvs/xpgraph): checking xpg's "
+            "side only; set XPG_BENCH_PEERS=1 to create it",
+            stacklevel=1,
+        )
+        argv.append("--ours-only")
+    assert peers_compare.main(argv) == 0
+    with (tmp_path / "peers.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["dataset"] for r in rows] == ["corral"] * 5 + ["iris"] * 5
+    assert {r["table"] for r in rows} == {"1", "2"}
+    for r in rows:
+        assert float(r["ours_s"]) > 0 and int(r["n_axps"]) >= 1
+        if with_reference:
+            assert r["ref_status"] == "ok" and r["identical"] == "True", r
+            assert float(r["ratio"]) > 0
+        else:
+            assert r["ref_status"] == "skipped" and r["identical"] == ""
+    with (tmp_path / "peers_summary.csv").open(newline="", encoding="utf-8") as fh:
+        summary = list(csv.DictReader(fh))
+    assert [s["dataset"] for s in summary] == ["corral", "iris"]
+    assert all(s["mismatches"] == "0" for s in summary)
+    md = (tmp_path / "peers.md").read_text(encoding="utf-8")
+    assert "| 1 | corral | 5 |" in md and "| 2 | iris | 5 |" in md
+
+
+def test_peers_ours_only(tmp_path: Path) -> None:
+    argv = ["--quick", "--no-progress", "--ours-only", "--datasets", "mux6", "--max-instances"]
+    argv += ["3", "--data-dir", str(shared_path("datasets")), "--out", str(tmp_path)]
+    assert peers_compare.main(argv) == 0
+    md = (tmp_path / "peers.md").read_text(encoding="utf-8")
+    assert "Reference skipped (--ours-only)" in md and "| 1 | mux6 | 3 |" in md

@@ -1,0 +1,201 @@
+"""Command-line handlers for membership, feature classification and smallest explanations.
+
+``register(subparsers)`` adds three commands to the ``xpg`` parser:
+
+* ``xpg member FILE FEATURE [--kind axp|cxp] [--json]``
+* ``xpg features FILE [--json]``
+* ``xpg smallest FILE [--kind axp|cxp] [--max-iterations N] [--json]``
+
+FILE is a ``.xpg`` file, or a JSON model file with ``--instance``.  The report functions
+(:func:`member_report`, :func:`features_report`, :func:`smallest_report`) take an
+:class:`~xpg.xpgraph.ExplanationGraph` and return the JSON document and the text.
+
+Examples
+--------
+>>> from xpg.io import read_xpg_text
+>>> xg = read_xpg_text('''NN: 5
+... Root: 1
+... T: 3 4 5
+... TDef:
+... 3 0
+... 4 1
+... 5 0
+... NT: 1 2
+... NTDef:
+... 1 3 0
+... 1 2 1
+... 2 4 1
+... 2 5 0
+... NV: 2
+... VarDef:
+... 1 a
+... 2 b
+... ''')
+>>> doc, text = member_report(xg, "a", "axp")
+>>> doc
+{'feature': 'a', 'kind': 'axp', 'member': True, 'route': 'tree-polynomial', 'witness': ['a', 'b']}
+>>> print(text)
+a: in some AXp, e.g. {a, b} (route: tree-polynomial)
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, Sect. 5 (deciding explanation membership).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from xpg.marco import ExplanationKind
+from xpg.membership import is_member
+from xpg.relevance import classify_features
+from xpg.smallest import smallest_axp, smallest_cxp
+from xpg.xpgraph import ExplanationGraph
+
+_NAME = {"axp": "AXp", "cxp": "CXp"}
+
+
+def _braces(features: Sequence[str]) -> str:
+    return "{" + ", ".join(features) + "}"
+
+
+def member_report(
+    xg: ExplanationGraph, feature: str, kind: ExplanationKind
+) -> tuple[dict[str, Any], str]:
+    """``xpg member``: the JSON document and the text for one membership query."""
+    answer = is_member(xg, feature, kind)
+    name = _NAME[kind]
+    if answer.witness is not None:
+        text = f"{answer.feature}: in some {name}, e.g. {_braces(answer.witness)}"
+    else:
+        text = f"{answer.feature}: in no {name}"
+    return answer.to_json(), f"{text} (route: {answer.route})"
+
+
+def features_report(xg: ExplanationGraph) -> tuple[dict[str, Any], str]:
+    """``xpg features``: every feature classified as necessary, relevant or irrelevant."""
+    result = classify_features(xg)
+    lines = [
+        f"necessary:  {', '.join(result.necessary) or '-'}",
+        f"relevant:   {', '.join(result.relevant) or '-'}",
+        f"irrelevant: {', '.join(result.irrelevant) or '-'}",
+        f"route: {result.route}"
+        + (
+            f" ({result.sat_calls} membership SAT call{'s' * (result.sat_calls != 1)}, "
+            f"{result.enumerated} explanations enumerated alongside)"
+            if result.route == "sat"
+            else ""
+        ),
+    ]
+    return result.to_json(), "\n".join(lines)
+
+
+def smallest_report(
+    xg: ExplanationGraph, kind: ExplanationKind, max_iterations: int | None = None
+) -> tuple[dict[str, Any], str]:
+    """``xpg smallest``: a minimum-cardinality AXp or CXp."""
+    find = smallest_axp if kind == "axp" else smallest_cxp
+    result = find(xg, max_iterations=max_iterations)
+    if result.features is None:
+        text = "no CXp: the prediction cannot change"
+    else:
+        status = "optimal" if result.optimal else f"not proved optimal (>= {result.lower_bound})"
+        text = (
+            f"smallest {_NAME[kind]} {_braces(result.features)}: size {len(result.features)}, "
+            f"{status}, {result.iterations} hitting-set iterations ({result.method}), "
+            f"{result.seconds:.4f} s"
+        )
+    return result.to_json(), text
+
+
+def _load(args: argparse.Namespace) -> ExplanationGraph:
+    from xpg.cli import load_explanation_graph  # xpg.cli imports this module
+
+    return load_explanation_graph(args.file, args.instance)
+
+
+def _emit(args: argparse.Namespace, doc: dict[str, Any], text: str) -> int:
+    print(json.dumps(doc) if args.json else text)
+    return 0
+
+
+def cmd_member(args: argparse.Namespace) -> int:
+    """Handler of ``xpg member``."""
+    return _emit(args, *member_report(_load(args), args.feature, args.kind))
+
+
+def cmd_features(args: argparse.Namespace) -> int:
+    """Handler of ``xpg features``."""
+    return _emit(args, *features_report(_load(args)))
+
+
+def cmd_smallest(args: argparse.Namespace) -> int:
+    """Handler of ``xpg smallest``."""
+    return _emit(args, *smallest_report(_load(args), args.kind, args.max_iterations))
+
+
+def _file_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a .xpg explanation graph, or a JSON model file with --instance")
+    p.add_argument(
+        "--instance",
+        metavar="NAME=VALUE,...",
+        help="the instance to explain (for a model file); also a JSON object",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _kind_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kind", choices=["axp", "cxp"], default="axp", help="default: axp")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add ``member``, ``features`` and ``smallest`` to the ``xpg`` sub-command parsers."""
+    p = subparsers.add_parser(
+        "member",
+        help="is a feature in some AXp/CXp? (route taken and a witness)",
+        description="Decide whether FEATURE belongs to some AXp (equivalently some CXp): "
+        "in polynomial time on tree explanation graphs, with one SAT call otherwise.",
+    )
+    _file_arguments(p)
+    p.add_argument("feature", help="a feature name")
+    _kind_argument(p)
+    p.set_defaults(func=cmd_member)
+
+    p = subparsers.add_parser(
+        "features",
+        help="classify every feature: necessary, relevant or irrelevant",
+        description="necessary: in every AXp; relevant: in some AXp but not all; "
+        "irrelevant: in none.",
+    )
+    _file_arguments(p)
+    p.set_defaults(func=cmd_features)
+
+    p = subparsers.add_parser(
+        "smallest",
+        help="a smallest (minimum-cardinality) AXp or CXp, exactly",
+        description="Implicit hitting sets with a MaxSAT solver; reports optimality and the "
+        "number of hitting-set iterations.",
+    )
+    _file_arguments(p)
+    _kind_argument(p)
+    p.add_argument(
+        "--max-iterations",
+        type=_positive_int,
+        metavar="N",
+        help="stop after N hitting sets (the answer then says whether it is optimal)",
+    )
+    p.set_defaults(func=cmd_smallest)

@@ -1,0 +1,265 @@
+"""Any classifier as a black box: a prediction function with a feature specification.
+
+A :class:`BlackBox` wraps a callable on 2-D numpy arrays, any object with a scikit-learn
+style ``predict`` method, or a compiled :class:`~xpg.graph.DecisionGraph`.  The explainers
+of this package only query its predictions; when the wrapper also carries a compiled graph
+computing the same function (:meth:`BlackBox.from_graph`,
+:meth:`BlackBox.from_sklearn_tree`), precision can be computed exactly instead of sampled.
+
+Examples
+--------
+>>> import numpy as np
+>>> from xpg.features import Feature
+>>> features = [Feature.boolean(f"x{i}") for i in range(3)]
+>>> parity = BlackBox(lambda X: (X[:, 0] != X[:, 1]).astype(int), features, classes=[0, 1])
+>>> parity.predict(np.array([[0, 1, 0], [1, 1, 0]])).tolist()
+[1, 0]
+>>> counted = QueryCounter(parity)
+>>> _ = counted(np.zeros((5, 3)))
+>>> counted.n_queries
+5
+
+References
+----------
+Koriche, Lagniez, Mengel, Tran. Learning Model Agnostic Explanations via Constraint
+Programming, section 2 (black boxes with query access).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from xpg.compile.sklearn_tree import from_sklearn_tree
+from xpg.errors import InvalidGraphError, InvalidModelError
+from xpg.features import Feature, Literal
+from xpg.graph import DecisionGraph
+from xpg.probabilistic.distributions import instance_row, matrix_dtype
+
+
+def literal_mask(column: np.ndarray, literal: Literal) -> np.ndarray:
+    """Which entries of ``column`` satisfy ``literal`` (vectorised)."""
+    if literal.is_value_set:
+        allowed = list(literal.allowed)
+        if column.dtype == object:
+            return np.fromiter((v in literal.allowed for v in column), bool, len(column))
+        return np.isin(column, np.asarray(allowed, dtype=float))
+    col = column.astype(float)
+    out = np.zeros(len(col), dtype=bool)
+    for lo, hi, lo_in, hi_in in literal.intervals():
+        above = (col > lo) | (lo_in & (col == lo))
+        below = (col < hi) | (hi_in & (col == hi))
+        out |= above & below
+    return out
+
+
+def predict_graph(dg: DecisionGraph, X: np.ndarray) -> np.ndarray:
+    """Classes of the rows of ``X`` under a decision graph, one vectorised pass over its nodes.
+
+    Raises :class:`~xpg.errors.InvalidGraphError` when some row satisfies no outgoing literal
+    or several at a node (the graph does not partition the inputs).
+    """
+    nodes = dg.nodes
+    n_nodes = len(nodes)
+    out_edges: list[list[int]] = [[] for _ in range(n_nodes)]
+    in_degree = [0] * n_nodes
+    for e, (p, c, _) in enumerate(dg.edges):
+        out_edges[p].append(e)
+        in_degree[c] += 1
+    order, stack = [], [dg.index_of(dg.root)]
+    while stack:  # Kahn's algorithm from the root
+        u = stack.pop()
+        order.append(u)
+        for e in out_edges[u]:
+            c = dg.edges[e][1]
+            in_degree[c] -= 1
+            if in_degree[c] == 0:
+                stack.append(c)
+    at = np.full(len(X), dg.index_of(dg.root))
+    labels = np.empty(len(X), dtype=object)
+    for u in order:
+        rows = np.flatnonzero(at == u)
+        if len(rows) == 0:
+            continue
+        if not out_edges[u]:
+            labels[rows] = dg.class_of(nodes[u])
+            continue
+        name = dg.feature_of(nodes[u])
+        assert name is not None  # a node with children tests a feature (Def. 2)
+        column = np.asarray(X)[rows, dg.feature_index[name]]
+        taken = np.zeros(len(rows), dtype=int)
+        for e in out_edges[u]:
+            sat = literal_mask(column, dg.edges[e][2])
+            at[rows[sat]] = dg.edges[e][1]
+            taken += sat
+        if (taken != 1).any():
+            bad = rows[taken != 1][0]
+            raise InvalidGraphError(
+                f"node {nodes[u]!r}: row {bad} satisfies {taken[taken != 1][0]} outgoing "
+                "literals, expected exactly one (run validate())"
+            )
+    return _as_label_array(labels)
+
+
+def _as_label_array(labels: np.ndarray) -> np.ndarray:
+    """Object labels as a plain numpy array when they are all numbers."""
+    try:
+        if all(isinstance(v, (int, float, np.integer, np.floating)) for v in labels):
+            return np.asarray(labels.tolist())
+    except TypeError:
+        pass
+    return labels
+
+
+class BlackBox:
+    """A classifier known only through its predictions, with its feature specification.
+
+    Parameters
+    ----------
+    model : callable, estimator or DecisionGraph
+        A function mapping an ``(n, d)`` array to ``n`` labels, an object with a ``predict``
+        method (any scikit-learn classifier), or a compiled decision graph.
+    features : sequence of Feature, optional
+        The inputs, in column order, with their domains (default: the graph's features when
+        ``model`` is a DecisionGraph).
+    classes : sequence, optional
+        The class labels (default: ``model.classes_`` or the graph's classes when known).
+    graph : DecisionGraph, optional
+        A compiled graph computing the same function as ``model``; it enables exact
+        precision (:func:`~xpg.probabilistic.precision.precision_error`).
+
+    Raises
+    ------
+    InvalidModelError
+        When ``model`` cannot predict, or the features do not match the graph.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        features: Sequence[Feature] | None = None,
+        classes: Sequence[Any] | None = None,
+        graph: DecisionGraph | None = None,
+    ) -> None:
+        if isinstance(model, DecisionGraph):
+            graph = model if graph is None else graph
+        if features is None:
+            if graph is None:
+                raise InvalidModelError(
+                    "expected a feature specification (a sequence of Feature) for this model, "
+                    "found none"
+                )
+            features = graph.features
+        self.features: tuple[Feature, ...] = tuple(features)
+        if not all(isinstance(f, Feature) for f in self.features):
+            raise InvalidModelError(
+                "expected features as xpg.features.Feature objects, found "
+                f"{sorted({type(f).__name__ for f in self.features})}"
+            )
+        names = [f.name for f in self.features]
+        if len(set(names)) != len(names):
+            raise InvalidModelError(f"feature names must be distinct, found {names!r}")
+        if graph is not None and [f.name for f in graph.features] != names:
+            raise InvalidModelError(
+                f"the graph's features {[f.name for f in graph.features]!r} differ from the "
+                f"black box's {names!r}"
+            )
+        self.model = model
+        self.graph = graph
+        self._predict = self._prediction_function(model)
+        if classes is None:
+            known = getattr(model, "classes_", None)
+            if known is None and graph is not None:
+                known = graph.classes
+            classes = [] if known is None else list(known)
+        self.classes: list[Any] = [c.item() if isinstance(c, np.generic) else c for c in classes]
+        self.dtype = matrix_dtype(self.features)
+
+    def _prediction_function(self, model: Any) -> Callable[[np.ndarray], Any]:
+        if isinstance(model, DecisionGraph):
+            return lambda X: predict_graph(model, X)
+        if hasattr(model, "predict"):
+            return model.predict  # type: ignore[no-any-return]
+        if callable(model):
+            return model  # type: ignore[no-any-return]
+        raise InvalidModelError(
+            "expected a callable on 2-D arrays, an object with a predict method, or a "
+            f"DecisionGraph, found {type(model).__name__}"
+        )
+
+    @classmethod
+    def from_graph(cls, graph: DecisionGraph) -> BlackBox:
+        """The black box of a compiled decision graph (exact precision available)."""
+        return cls(graph)
+
+    @classmethod
+    def from_sklearn_tree(
+        cls, estimator: Any, features: Sequence[Feature] | None = None
+    ) -> BlackBox:
+        """A fitted ``DecisionTreeClassifier``: predictions by scikit-learn, exact precision on
+        its compiled graph (:func:`~xpg.compile.sklearn_tree.from_sklearn_tree`)."""
+        graph = from_sklearn_tree(estimator, features)
+        return cls(estimator, graph.features, classes=graph.classes, graph=graph)
+
+    @property
+    def n_features(self) -> int:
+        """Number of input features."""
+        return len(self.features)
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Feature names in column order."""
+        return [f.name for f in self.features]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels of the rows of ``X`` (an ``(n, d)`` array)."""
+        M: np.ndarray = np.asarray(X, dtype=self.dtype)
+        if M.ndim != 2 or M.shape[1] != self.n_features:
+            raise InvalidModelError(
+                f"expected an array with {self.n_features} columns, found shape {M.shape}"
+            )
+        out = np.asarray(self._predict(M))
+        if out.ndim == 2 and out.shape[1] == 1:
+            out = out[:, 0]
+        if out.shape != (len(M),):
+            raise InvalidModelError(
+                f"the model returned an array of shape {out.shape} for {len(M)} rows, "
+                "expected one label per row"
+            )
+        return out
+
+    def row(self, instance: Any) -> np.ndarray:
+        """An instance (mapping or values in feature order) as a checked row."""
+        return instance_row(self.features, instance)
+
+    def predict_one(self, instance: Any) -> Any:
+        """The label of one instance."""
+        label = self.predict(self.row(instance)[None, :])[0]
+        return label.item() if isinstance(label, np.generic) else label
+
+    def __repr__(self) -> str:
+        kind = "graph" if isinstance(self.model, DecisionGraph) else type(self.model).__name__
+        exact = ", compiled" if self.graph is not None else ""
+        return f"BlackBox({kind}, {self.n_features} features{exact})"
+
+
+class QueryCounter:
+    """Counts the rows an explainer sends to a black box (its number of model queries).
+
+    Examples
+    --------
+    >>> from xpg.features import Feature
+    >>> counter = QueryCounter(BlackBox(lambda X: X[:, 0], [Feature.boolean("a")]))
+    >>> counter(np.ones((3, 1))).tolist(), counter.n_queries
+    ([1.0, 1.0, 1.0], 3)
+    """
+
+    def __init__(self, model: BlackBox) -> None:
+        self.model = model
+        self.n_queries = 0
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        self.n_queries += len(X)
+        return self.model.predict(X)

@@ -1,0 +1,502 @@
+"""SMT encodings (pysmt over z3) of the ORIGINAL models: the class of an input as one term.
+
+Each encoder reads a model's own structure, never its compiled decision graph:
+
+* scikit-learn trees from the ``tree_`` arrays, with scikit-learn's float32 semantics
+  (``float32(x) <= t``, the rounding of a real ``x`` to float32 encoded exactly: ``x`` below
+  the midpoint between the two float32 neighbours of ``t``, or on it when ties round down),
+  through feature groups when several columns are one feature;
+* the project's decision trees (the unique branch whose literal holds), decision lists (the
+  first rule that fires, else the default), OMDDs (the child of each value), general
+  decision graphs (the unique edge whose literal holds), and dd OBDDs from dd's own nodes,
+  a complemented reference encoded as a negation.
+
+An input no rule of the model classifies (a gap in a tree's branches, say) gets class
+``-1``, so a verifier can expose it.  Features are SMT variables: discrete features an
+integer code (the index of the value), integer features an integer, real features a real,
+each constrained to its declared domain.
+
+Examples
+--------
+>>> from xpg.features import Feature, Literal
+>>> from xpg.compile.decision_list import DecisionList, Rule
+>>> dl = DecisionList([Feature.real("x"), Feature.boolean("b")], ["lo", "hi"],
+...                   [Rule([Literal.gt("x", 2.5), Literal.eq("b", 1)], "hi")], "lo")
+>>> enc = encode_model(dl)
+>>> with enc.solver() as s:
+...     s.add_assertion(enc.class_is("hi"))
+...     s.solve()
+...     x = enc.decode(s)
+True
+>>> x["b"], x["x"] > 2.5, dl.predict(x)
+(1, True, 'hi')
+
+References
+----------
+de Moura, Bjorner. Z3: an efficient SMT solver. TACAS 2008; Gario, Micheli. PySMT. SMT
+Workshop 2015; IEEE 754-2008 (round to nearest, ties to even); Huang et al. KR 2021, Sec. 3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import portion as P
+from pysmt.environment import Environment
+from pysmt.fnode import FNode
+from pysmt.typing import INT, REAL
+
+from xpg.compile.bdd import OBDD
+from xpg.compile.decision_list import DecisionList
+from xpg.compile.groups import FeatureGroup, FeatureSpace
+from xpg.compile.mdd import OMDD
+from xpg.compile.tree import DecisionTree, Leaf, Split
+from xpg.errors import InvalidModelError
+from xpg.features import Feature, Literal, ValueSet
+from xpg.graph import DecisionGraph
+
+UNDEFINED = -1
+
+
+def float32_midpoint(threshold: float) -> tuple[Fraction, bool]:
+    """``(m, inclusive)`` with ``float32(x) <= threshold`` iff ``x < m`` (or ``x == m`` when
+    ``inclusive``), for every real ``x``; ``float32`` rounds to nearest, ties to even.
+
+    Examples
+    --------
+    >>> m, inclusive = float32_midpoint(0.5)
+    >>> float(m) > 0.5, inclusive
+    (True, True)
+    """
+    t = Fraction(threshold)
+    f = np.float32(threshold)
+    if Fraction(float(f)) > t:
+        f = np.nextafter(f, np.float32(-np.inf))
+    g = np.nextafter(f, np.float32(np.inf))
+    if not (np.isfinite(f) and np.isfinite(g)):
+        raise InvalidModelError(f"threshold {threshold!r} is outside the float32 range")
+    m = (Fraction(float(f)) + Fraction(float(g))) / 2
+    even = int(np.asarray(f, dtype=np.float32).view(np.uint32)) % 2 == 0
+    return m, even
+
+
+class SmtModel:
+    """A model's classification function over SMT variables, one per feature.
+
+    Attributes
+    ----------
+    features, classes : lists
+    variables : dict
+        Feature name -> pysmt symbol (``Int`` code, ``Int`` or ``Real``).
+    domain : FNode
+        Every variable in its declared domain.
+    class_term : FNode
+        An ``Int`` term: the index of the class of the input (``-1``: no class).
+    predict : callable
+        The original model's own prediction on a feature-level instance (dict).
+    """
+
+    def __init__(
+        self,
+        features: Sequence[Feature],
+        classes: Sequence[Any],
+        predict: Callable[[dict[str, Any]], Any],
+    ) -> None:
+        self.features = list(features)
+        self.classes = list(classes)
+        self.predict = predict
+        self.env = Environment()
+        self.mgr = self.env.formula_manager
+        m = self.mgr
+        self.by_name = {f.name: f for f in self.features}
+        self.variables: dict[str, FNode] = {}
+        #: numbers a real feature is compared with (to turn rational models into floats)
+        self.constants: dict[str, set[Fraction]] = {f.name: set() for f in self.features}
+        bounds = []
+        for i, f in enumerate(self.features):
+            if f.kind == "real":
+                v = m.Symbol(f"x{i}", REAL)
+            else:
+                v = m.Symbol(f"x{i}", INT)
+            self.variables[f.name] = v
+            if f.is_discrete:
+                bounds += [m.GE(v, m.Int(0)), m.LE(v, m.Int(len(f.values) - 1))]
+            else:
+                if math.isfinite(f.low):
+                    bounds.append(self.compare(f.name, Fraction(f.low), ">="))
+                if math.isfinite(f.high):
+                    bounds.append(self.compare(f.name, Fraction(f.high), "<="))
+        self.domain = m.And(bounds)
+        self.class_term: FNode = m.Int(UNDEFINED)
+
+    # -- atoms ---------------------------------------------------------------------------------
+    def real(self, name: str) -> FNode:
+        """The variable of a numeric feature as a real term."""
+        v = self.variables[name]
+        return v if self.by_name[name].kind == "real" else self.mgr.ToReal(v)
+
+    def compare(self, name: str, bound: Fraction, op: str) -> FNode:
+        """``feature op bound`` for a numeric feature (op in <, <=, >, >=, ==)."""
+        m = self.mgr
+        self.constants[name].add(bound)
+        x, c = self.real(name), m.Real(bound)
+        return {
+            "<": m.LT,
+            "<=": m.LE,
+            ">": m.GT,
+            ">=": m.GE,
+            "==": m.Equals,
+        }[op](x, c)
+
+    def value_term(self, name: str, value: Any) -> FNode:
+        """The SMT constant of a value of a feature (checked against the domain)."""
+        f = self.by_name[name]
+        value = f.check_value(value)
+        if f.is_discrete:
+            return self.mgr.Int(f.code(value))
+        if f.kind == "integer":
+            return self.mgr.Int(int(value))
+        return self.mgr.Real(Fraction(value))
+
+    def is_value(self, name: str, value: Any) -> FNode:
+        """``feature == value``."""
+        f = self.by_name[name]
+        if f.kind == "real":
+            return self.compare(name, Fraction(f.check_value(value)), "==")
+        return self.mgr.Equals(self.variables[name], self.value_term(name, value))
+
+    def in_set(self, name: str, allowed: ValueSet) -> FNode:
+        """``feature in allowed`` (a value set or a portion interval union)."""
+        m = self.mgr
+        f = self.by_name[name]
+        if isinstance(allowed, frozenset):
+            if f.is_discrete:
+                return m.Or([self.is_value(name, v) for v in f.values if v in allowed])
+            return m.Or([self.compare(name, Fraction(v), "==") for v in sorted(allowed)])
+        parts = []
+        for atom in allowed:
+            if atom.empty:
+                continue
+            conj = []
+            if atom.lower != -P.inf:
+                conj.append(
+                    self.compare(name, Fraction(atom.lower), ">=" if atom.left == P.CLOSED else ">")
+                )
+            if atom.upper != P.inf:
+                conj.append(
+                    self.compare(
+                        name, Fraction(atom.upper), "<=" if atom.right == P.CLOSED else "<"
+                    )
+                )
+            parts.append(m.And(conj))
+        return m.Or(parts)
+
+    def literal(self, lit: Literal) -> FNode:
+        """The truth of an edge or rule literal."""
+        f = self.by_name[lit.feature]
+        if f.is_discrete and not lit.is_value_set:
+            raise InvalidModelError(
+                f"literal {lit}: an interval on the discrete feature {f.name!r}"
+            )
+        return self.in_set(lit.feature, lit.allowed)
+
+    def class_index(self, label: Any) -> int:
+        """Index of a class label."""
+        for i, c in enumerate(self.classes):
+            if c == label and type(c) is type(label):
+                return i
+        raise InvalidModelError(f"unknown class {label!r} (classes: {self.classes!r})")
+
+    def class_is(self, label: Any) -> FNode:
+        """The input gets class ``label``."""
+        return self.mgr.Equals(self.class_term, self.mgr.Int(self.class_index(label)))
+
+    def label(self, index: int) -> Any:
+        """The class label of an index (``None`` for ``-1``: no class)."""
+        return self.classes[index] if index >= 0 else None
+
+    # -- solving -------------------------------------------------------------------------------
+    def solver(self) -> Any:
+        """A z3 solver (pysmt) holding the domain constraints; use it as a context manager."""
+        s = self.env.factory.Solver(name="z3")
+        s.add_assertion(self.domain)
+        return s
+
+    def decode(self, solver: Any) -> dict[str, Any]:
+        """The input of the solver's model, in the features' terms (reals as floats if possible)."""
+        out: dict[str, Any] = {}
+        for f in self.features:
+            value = solver.get_value(self.variables[f.name]).constant_value()
+            if f.is_discrete:
+                out[f.name] = f.values[int(value)]
+            elif f.kind == "integer":
+                out[f.name] = int(value)
+            else:
+                out[f.name] = self._as_float(f, Fraction(value))
+        return out
+
+    def _as_float(self, f: Feature, r: Fraction) -> float | Fraction:
+        """A float that every comparison of the model treats like ``r`` (``r`` if none exists)."""
+        if Fraction(float(r)) == r:
+            return float(r)
+        marks = self.constants[f.name] | {Fraction(b) for b in (f.low, f.high) if math.isfinite(b)}
+        lo = max((c for c in marks if c < r), default=None)
+        hi = min((c for c in marks if c > r), default=None)
+        nearest = float(r)
+        for x in (
+            nearest,
+            float(np.nextafter(nearest, math.inf)),
+            float(np.nextafter(nearest, -math.inf)),
+        ):
+            if (lo is None or Fraction(x) > lo) and (hi is None or Fraction(x) < hi):
+                return x
+        return r
+
+
+# -- model encoders --------------------------------------------------------------------------------
+def _postorder(root: Hashable, children: Callable[[Any], Iterable[Any]]) -> list[Any]:
+    """Nodes below ``root``, children before parents, each once (iterative, linear in edges)."""
+    out: list[Any] = []
+    done: set[Any] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        n, expanded = stack.pop()
+        if expanded:
+            if n not in done:
+                done.add(n)
+                out.append(n)
+            continue
+        if n in done:
+            continue
+        stack.append((n, True))
+        stack += [(c, False) for c in children(n) if c not in done]
+    return out
+
+
+def _first_match(enc: SmtModel, cases: Sequence[tuple[FNode, FNode]], otherwise: FNode) -> FNode:
+    term = otherwise
+    for cond, value in reversed(cases):
+        term = enc.mgr.Ite(cond, value, term)
+    return term
+
+
+def encode_decision_graph(dg: DecisionGraph) -> SmtModel:
+    """A general DG given node by node: the child of the unique edge whose literal holds."""
+    enc = SmtModel(dg.features, dg.classes, dg.predict)
+    m = enc.mgr
+    terms: dict[Any, FNode] = {}
+    for n in _postorder(dg.root, lambda n: [c for c, _ in dg.children(n)]):
+        if dg.is_terminal(n):
+            c = dg.class_of(n)
+            terms[n] = m.Int(enc.class_index(c) if c is not None else UNDEFINED)
+        else:
+            terms[n] = _first_match(
+                enc, [(enc.literal(lit), terms[c]) for c, lit in dg.children(n)], m.Int(UNDEFINED)
+            )
+    enc.class_term = terms[dg.root]
+    return enc
+
+
+def encode_decision_tree(tree: DecisionTree) -> SmtModel:
+    """The project's decision tree: the subtree of the branch whose literal holds."""
+    enc = SmtModel(tree.features, tree.classes, tree.predict)
+    m = enc.mgr
+    terms: dict[int, FNode] = {}
+    nodes: dict[int, Leaf | Split] = {}
+    for _, node in tree.walk():
+        nodes[id(node)] = node
+
+    def kids(k: int) -> list[int]:
+        node = nodes[k]
+        return [id(sub) for _, sub in node.branches] if isinstance(node, Split) else []
+
+    for key in _postorder(id(tree.root), kids):
+        node = nodes[key]
+        if isinstance(node, Leaf):
+            terms[key] = m.Int(enc.class_index(node.label))
+        else:
+            terms[key] = _first_match(
+                enc,
+                [(enc.literal(lit), terms[id(sub)]) for lit, sub in node.branches],
+                m.Int(UNDEFINED),
+            )
+    enc.class_term = terms[id(tree.root)]
+    return enc
+
+
+def encode_decision_list(dl: DecisionList) -> SmtModel:
+    """A decision list: the first rule whose conditions hold, else the default."""
+    enc = SmtModel(dl.features, dl.classes, dl.predict)
+    m = enc.mgr
+    cases = [
+        (m.And([enc.literal(lit) for lit in r.conditions]), m.Int(enc.class_index(r.label)))
+        for r in dl.rules
+    ]
+    enc.class_term = _first_match(enc, cases, m.Int(enc.class_index(dl.default)))
+    return enc
+
+
+def encode_omdd(omdd: OMDD) -> SmtModel:
+    """An OMDD given node by node: the child of the tested value."""
+    enc = SmtModel(omdd.features, omdd.classes, omdd.predict)
+    m = enc.mgr
+    terms: dict[Any, FNode] = {}
+    for n in _postorder(omdd.root, lambda n: list(omdd.children(n).values())):
+        f = omdd.feature_of(n)
+        if f is None:
+            terms[n] = m.Int(enc.class_index(omdd.class_of(n)))
+        else:
+            terms[n] = _first_match(
+                enc,
+                [(enc.is_value(f, v), terms[c]) for v, c in omdd.children(n).items()],
+                m.Int(UNDEFINED),
+            )
+    enc.class_term = terms[omdd.root]
+    return enc
+
+
+def encode_obdd(obdd: OBDD) -> SmtModel:
+    """dd BDD(s), read from dd's nodes: ``ITE(var, high, low)`` per regular node, and a
+    complemented reference as the negation of its node."""
+    enc = SmtModel(obdd.features, obdd.classes, obdd.predict)
+    m = enc.mgr
+    bdd = obdd.bdd
+    regular: dict[int, Any] = {}
+    for f in obdd.functions:
+        r = ~f if f.negated else f
+        regular.setdefault(int(r), r)
+
+    def kids(k: int) -> list[int]:
+        r = regular[k]
+        if r.var is None:
+            return []
+        out = []
+        for c in (r.low, r.high):
+            rc = ~c if c.negated else c
+            regular.setdefault(int(rc), rc)
+            out.append(int(rc))
+        return out
+
+    formula: dict[int, FNode] = {}
+
+    def ref(u: Any) -> FNode:
+        r = ~u if u.negated else u
+        body = formula[int(r)]
+        return m.Not(body) if u.negated else body
+
+    roots = list(regular)
+    for root in roots:
+        for k in _postorder(root, kids):
+            if k in formula:
+                continue
+            r = regular[k]
+            if r.var is None:
+                formula[k] = m.Bool(r == bdd.true)
+            else:
+                x = enc.is_value(r.var, 1)
+                formula[k] = m.Ite(x, ref(r.high), ref(r.low))
+    enc.class_term = _first_match(
+        enc,
+        [(ref(f), m.Int(i)) for i, f in enumerate(obdd.functions)],
+        m.Int(UNDEFINED),
+    )
+    return enc
+
+
+def encode_sklearn_tree(
+    estimator: Any, features: Sequence[Feature | FeatureGroup] | None = None
+) -> SmtModel:
+    """A fitted ``DecisionTreeClassifier`` from its ``tree_`` arrays (float32 semantics).
+
+    ``features`` as for :func:`~xpg.compile.sklearn_tree.from_sklearn_tree` (feature groups
+    included); the class of a leaf is the first class of largest weight, as ``predict``.
+    """
+    from xpg.compile.sklearn_tree import feature_space
+
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise InvalidModelError(
+            f"expected a fitted DecisionTreeClassifier, found {type(estimator).__name__}"
+        )
+    space: FeatureSpace = feature_space(estimator, features)
+    labels = [c.item() if isinstance(c, np.generic) else c for c in estimator.classes_]
+
+    def predict(instance: dict[str, Any]) -> Any:
+        import warnings
+
+        row = np.asarray([space.encode(instance)], dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # fitted with column names
+            out = estimator.predict(row)[0]
+        return out.item() if isinstance(out, np.generic) else out
+
+    enc = SmtModel(space.features, labels, predict)
+    m = enc.mgr
+    left, right = tree.children_left, tree.children_right
+    column, thr, value = tree.feature, tree.threshold, tree.value
+
+    def goes_left(j: int, t: float) -> FNode:
+        i, pos = space.owner[j]
+        entry = space.entries[i]
+        if isinstance(entry, FeatureGroup):
+            cells = [cell for cell, vec in entry.cells if np.float32(vec[pos]) <= t]
+            return m.Or([enc.in_set(entry.feature.name, c) for c in cells])
+        if entry.is_discrete:
+            return m.Or(
+                [enc.is_value(entry.name, v) for v in entry.values if np.float32(float(v)) <= t]
+            )
+        mid, inclusive = float32_midpoint(t)
+        return enc.compare(entry.name, mid, "<=" if inclusive else "<")
+
+    terms: dict[int, FNode] = {}
+    for n in _postorder(0, lambda n: [int(left[n]), int(right[n])] if left[n] >= 0 else []):
+        if left[n] < 0:
+            terms[n] = m.Int(int(np.argmax(value[n][0])))
+        else:
+            cond = goes_left(int(column[n]), float(thr[n]))
+            terms[n] = m.Ite(cond, terms[int(left[n])], terms[int(right[n])])
+    enc.class_term = terms[0]
+    return enc
+
+
+def encode_model(model: Any, features: Sequence[Feature | FeatureGroup] | None = None) -> SmtModel:
+    """The SMT encoding of a model: scikit-learn tree (``features`` may hold feature groups),
+    DecisionTree, DecisionList, OMDD, OBDD (dd) or DecisionGraph."""
+    if hasattr(model, "tree_"):
+        return encode_sklearn_tree(model, features)
+    if features is not None:
+        raise InvalidModelError(
+            f"features are part of a {type(model).__name__}; "
+            "pass them only with a scikit-learn tree"
+        )
+    encoders: list[tuple[type, Callable[[Any], SmtModel]]] = [
+        (DecisionTree, encode_decision_tree),
+        (DecisionList, encode_decision_list),
+        (OMDD, encode_omdd),
+        (OBDD, encode_obdd),
+        (DecisionGraph, encode_decision_graph),
+    ]
+    for kind, encoder in encoders:
+        if isinstance(model, kind):
+            return encoder(model)
+    raise InvalidModelError(
+        f"no SMT encoding for a {type(model).__name__} (expected a scikit-learn tree, "
+        "DecisionTree, DecisionList, OMDD, OBDD or DecisionGraph)"
+    )
+
+
+__all__ = [
+    "SmtModel",
+    "encode_decision_graph",
+    "encode_decision_list",
+    "encode_decision_tree",
+    "encode_model",
+    "encode_obdd",
+    "encode_omdd",
+    "encode_sklearn_tree",
+    "float32_midpoint",
+]

@@ -1,0 +1,83 @@
+"""``xpg verify``: check a claimed AXp or CXp against the original model with an SMT solver.
+
+``xpg verify MODEL.json --instance a=1,b=0 --axp a,b`` reads the model object from the
+project's JSON format (a decision tree, list, OBDD, OMDD or graph: not its compiled graph),
+and prints whether the claim holds, why, and a counterexample input when it fails.
+Exit status: 0 when the claim holds, 1 when it does not, 2 for bad input.
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="xpg")
+>>> register(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["verify", "m.json", "--instance", "a=1", "--axp", "a"])
+>>> args.func is cmd_verify, args.axp
+(True, 'a')
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from xpg.errors import InvalidInstanceError
+from xpg.graph import DecisionGraph
+from xpg.io.model_json import read_model
+from xpg.verify import Verdict, Verifier
+
+
+def _names(text: str) -> list[str]:
+    return [] if text.strip() in ("", "{}") else [p.strip() for p in text.split(",") if p.strip()]
+
+
+def _format(verdict: Verdict) -> str:
+    claim = "{" + ", ".join(verdict.features) + "}"
+    head = f"{verdict.kind.upper()} {claim} for class {verdict.prediction!r}: "
+    if verdict.holds:
+        return head + f"holds ({verdict.reason})"
+    lines = [head + f"does NOT hold, {verdict.failure}: {verdict.reason}"]
+    if verdict.counterexample is not None:
+        values = ", ".join(f"{k}={v}" for k, v in verdict.counterexample.items())
+        lines.append(f"counterexample: {values} -> class {verdict.counterexample_prediction!r}")
+    return "\n".join(lines)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Handler of ``xpg verify``: 0 when the claim holds, 1 when it does not."""
+    from xpg.cli import parse_instance
+
+    model: Any = read_model(args.model)
+    if args.axp is None and args.cxp is None:
+        raise InvalidInstanceError("give the claim with --axp F1,F2,... or --cxp F1,F2,...")
+    instance = parse_instance(DecisionGraph(model.features), args.instance)
+    with Verifier(model) as verifier:
+        if args.axp is not None:
+            verdict = verifier.verify_axp(instance, _names(args.axp))
+        else:
+            verdict = verifier.verify_cxp(instance, _names(args.cxp))
+    print(json.dumps(verdict.to_json()) if args.json else _format(verdict))
+    return 0 if verdict.holds else 1
+
+
+def register(subparsers: Any) -> None:
+    """Add ``verify`` to the ``xpg`` sub-commands."""
+    p = subparsers.add_parser(
+        "verify",
+        help="check a claimed AXp or CXp against the original model with an SMT solver",
+        description="Check with an SMT solver (z3) whether a set of features is an AXp or a "
+        "CXp of an instance for the original model of a JSON model file. Exit status 0: the "
+        "claim holds; 1: it does not (a counterexample is printed when there is one).",
+    )
+    p.add_argument("model", help="a model file in the project's JSON format")
+    p.add_argument(
+        "--instance",
+        required=True,
+        metavar="NAME=VALUE,...",
+        help="the instance (also a JSON object)",
+    )
+    claim = p.add_mutually_exclusive_group(required=True)
+    claim.add_argument("--axp", metavar="F1,F2,...", help="the claimed AXp (feature names)")
+    claim.add_argument("--cxp", metavar="F1,F2,...", help="the claimed CXp (feature names)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_verify)
