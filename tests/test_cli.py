@@ -48,8 +48,9 @@ def test_console_script_errors_are_one_line(tmp_path: Path) -> None:
         [sys.executable, "-m", "xpg", "--help"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0
-    for command in ("demo", "axp", "cxp", "enum", "export", "validate"):
-        assert command in proc.stdout
+    commands = ("demo", "axp", "cxp", "enum", "export", "validate", "member", "features")
+    for command in (*commands, "smallest", "verify", "bench"):
+        assert f"    {command} " in proc.stdout
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], examples_dir: Path) -> None:
@@ -60,3 +61,18 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], examples_dir: P
     assert "drop --instance" in capsys.readouterr().err
     assert main(["axp", str(examples_dir / "mux6/mux6_0.xpg"), "--seed", "Bit 0"]) == 2
     assert "not a weak AXp" in capsys.readouterr().err
+
+
+def test_bench_needs_a_checkout(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "table2", "--quick"]) == 2
+    assert "root of an xpg checkout" in capsys.readouterr().err
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    assert main(["bench", "tabel2"]) == 2
+    assert "unknown benchmark 'tabel2'; expected one of compile, core-speed" in (
+        capsys.readouterr().err
+    )
+    assert main(["bench", "core-speed", "--help"]) == 0
+    assert "usage: python -m bench.core_speed" in capsys.readouterr().out

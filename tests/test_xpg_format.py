@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from xpg import InvalidGraphError, ParseError, format_xpg, read_xpg, read_xpg_text, write_xpg
+from xpg import (
+    InvalidFeatureError,
+    InvalidGraphError,
+    ParseError,
+    format_xpg,
+    read_xpg,
+    read_xpg_text,
+    write_xpg,
+)
 from xpg.cli import main
 
 GOOD = """\
@@ -139,3 +148,28 @@ def test_write_is_atomic(tmp_path: Path) -> None:
     write_xpg(xg, target)
     assert target.read_text() == format_xpg(xg)
     assert [p.name for p in tmp_path.iterdir()] == ["out.xpg"]
+
+
+def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
+    """Regression: files came out 0600 (the temporary file's mode) instead of 0666 - umask."""
+    xg = read_xpg_text(GOOD)
+    old = os.umask(0o022)
+    try:
+        write_xpg(xg, tmp_path / "new.xpg")
+        kept = tmp_path / "kept.xpg"
+        kept.write_text("")
+        kept.chmod(0o640)
+        write_xpg(xg, kept)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.xpg").stat().st_mode & 0o777 == 0o644
+    assert kept.stat().st_mode & 0o777 == 0o640
+
+
+def test_unknown_feature_names_are_feature_errors() -> None:
+    """Regression: an unknown name in a feature set raised InvalidGraphError."""
+    xg = read_xpg_text(GOOD)
+    with pytest.raises(InvalidFeatureError, match="unknown feature 'nope': expected one of"):
+        xg.indices(["nope"])
+    with pytest.raises(InvalidFeatureError, match="feature index: expected 0 to"):
+        xg.indices([xg.n_vars])

@@ -3,7 +3,13 @@
 Compile a model into a :class:`DecisionGraph`, build the :class:`ExplanationGraph` of an
 instance, then ask for one abductive explanation (AXp: a minimal set of features that
 suffices for the prediction), one contrastive explanation (CXp: a minimal set of features
-whose change can change it), or all of them.
+whose change can change it), or all of them.  Membership ("is feature i in some
+explanation?"), feature classification and smallest explanations are exact too, and
+:class:`Verifier` checks any claim against the original model with an SMT solver.
+
+Subpackages, imported on demand: :mod:`xpg.learn` (decision lists and trees from datasets),
+:mod:`xpg.probabilistic` (certificates, optimal k-feature rules, Anchors, exact precision) and
+:mod:`xpg.fourier` (Harmonica and relatives, removal games, Shapley-style baselines).
 
 Examples
 --------
@@ -20,7 +26,24 @@ Examples
 True
 """
 
-from xpg.compile import from_sklearn_tree
+from xpg.compile import (
+    OBDD,
+    OMDD,
+    DecisionList,
+    DecisionTree,
+    FeatureGroup,
+    FeatureSpace,
+    Leaf,
+    Rule,
+    Split,
+    bdd_manager,
+    compile_decision_list,
+    compile_tree,
+    decision_list_to_obdd,
+    from_bdd,
+    from_sklearn_tree,
+    tree_from_sklearn,
+)
 from xpg.describe import axp_conditions, counterexample
 from xpg.errors import (
     InvalidFeatureError,
@@ -28,6 +51,7 @@ from xpg.errors import (
     InvalidInstanceError,
     InvalidModelError,
     InvalidSeedError,
+    MissingExtraError,
     ParseError,
     SolverClosedError,
     XpgError,
@@ -35,43 +59,98 @@ from xpg.errors import (
 from xpg.explain import find_axp, find_cxp, is_weak_axp, is_weak_cxp
 from xpg.features import Feature, Literal, real_features
 from xpg.graph import DecisionGraph
-from xpg.io import format_xpg, load_model, read_xpg, read_xpg_text, save_model, write_xpg
+from xpg.io import (
+    format_xpg,
+    load_model,
+    read_model,
+    read_xpg,
+    read_xpg_text,
+    save_model,
+    write_xpg,
+)
 from xpg.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
+from xpg.membership import (
+    InvalidQueryError,
+    Membership,
+    MembershipQueries,
+    RouteChoice,
+    is_member,
+    membership_route,
+)
 from xpg.reach import path_to_zero
+from xpg.relevance import FeatureClassification, classify_features
+from xpg.smallest import SmallestExplanation, smallest_axp, smallest_cxp
+from xpg.tree import NotATreeError, tree_axps, tree_cxps
+from xpg.verify import Verdict, Verifier, verify_axp, verify_cxp
 from xpg.xpgraph import ExplanationGraph
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DecisionGraph",
+    "DecisionList",
+    "DecisionTree",
     "EnumerationResult",
     "Enumerator",
     "Explanation",
     "ExplanationGraph",
     "Feature",
+    "FeatureClassification",
+    "FeatureGroup",
+    "FeatureSpace",
     "InvalidFeatureError",
     "InvalidGraphError",
     "InvalidInstanceError",
     "InvalidModelError",
+    "InvalidQueryError",
     "InvalidSeedError",
+    "Leaf",
     "Literal",
+    "Membership",
+    "MembershipQueries",
+    "MissingExtraError",
+    "NotATreeError",
+    "OBDD",
+    "OMDD",
     "ParseError",
+    "RouteChoice",
+    "Rule",
+    "SmallestExplanation",
     "SolverClosedError",
+    "Split",
+    "Verdict",
+    "Verifier",
     "XpgError",
     "axp_conditions",
+    "bdd_manager",
+    "classify_features",
+    "compile_decision_list",
+    "compile_tree",
     "counterexample",
+    "decision_list_to_obdd",
     "enumerate_explanations",
     "find_axp",
     "find_cxp",
     "format_xpg",
+    "from_bdd",
     "from_sklearn_tree",
+    "is_member",
     "is_weak_axp",
     "is_weak_cxp",
     "load_model",
+    "membership_route",
     "path_to_zero",
+    "read_model",
     "read_xpg",
     "read_xpg_text",
     "real_features",
     "save_model",
+    "smallest_axp",
+    "smallest_cxp",
+    "tree_axps",
+    "tree_cxps",
+    "tree_from_sklearn",
+    "verify_axp",
+    "verify_cxp",
     "write_xpg",
 ]

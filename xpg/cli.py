@@ -17,6 +17,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from xpg import __version__
@@ -241,7 +242,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_registrations() -> list[Callable[[Any], None]]:
     """Sub-commands contributed by other modules of the package."""
-    return []
+    from xpg import membership_cli, verify_cli
+
+    return [membership_cli.register, verify_cli.register, _register_bench]
+
+
+def _register_bench(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="run a benchmark of bench/ (from the repository root)",
+        description="Run one of the benchmarks in the repository's bench/ folder, e.g. "
+        "'xpg bench table2 --quick'; 'xpg bench NAME --help' lists its options. The benchmarks "
+        "are not installed with the package: run from the root of a checkout.",
+    )
+    p.add_argument("name", help="table1, table2, peers, pyxai, growth, core-speed, membership, ...")
+    p.add_argument("options", nargs=argparse.REMAINDER, help="options passed to the benchmark")
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``xpg bench NAME [options]``: run ``bench.cli.run`` from the checkout in the cwd."""
+    root = Path.cwd()
+    if not (root / "bench" / "cli.py").is_file():
+        raise XpgError(
+            f"no bench/cli.py in {root}: run 'xpg bench' from the root of an xpg checkout "
+            "(the benchmarks are not installed with the package)"
+        )
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from bench.cli import run  # type: ignore[import-not-found]
+
+    return run(args.name, args.options)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -61,5 +61,9 @@ class SolverClosedError(XpgError, RuntimeError):
     """An object that owns a SAT solver was used after it was closed."""
 
 
+class MissingExtraError(XpgError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
 class InvalidSeedError(XpgError, ValueError):
     """A seed handed to an explanation extractor does not have the property it must have."""

@@ -51,7 +51,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from xpg.errors import InvalidFeatureError, SolverClosedError, XpgError
+from xpg.errors import SolverClosedError, XpgError
 from xpg.explain import axp_from_fixed, cxp_from_free
 from xpg.marco import ExplanationKind
 from xpg.solvers.sat import MembershipOracle
@@ -71,21 +71,6 @@ def check_kind(kind: str) -> None:
     """Raise :class:`InvalidQueryError` unless ``kind`` is ``"axp"`` or ``"cxp"``."""
     if kind not in KINDS:
         raise InvalidQueryError(f"explanation kind: expected 'axp' or 'cxp', found {kind!r}")
-
-
-def feature_index(xg: ExplanationGraph, feature: str | int) -> int:
-    """The variable index of a feature given by name (or by index), checked."""
-    if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool):
-        if 0 <= feature < xg.n_vars:
-            return int(feature)
-        raise InvalidFeatureError(f"feature index: expected 0 to {xg.n_vars - 1}, found {feature}")
-    if isinstance(feature, str) and feature in xg.var_index:
-        return xg.var_index[feature]
-    shown = ", ".join(xg.var_names[:10])
-    more = f", ... ({xg.n_vars} in all)" if xg.n_vars > 10 else ""
-    raise InvalidFeatureError(
-        f"unknown feature {feature!r}: expected one of the graph's features ({shown}{more})"
-    )
 
 
 @dataclass(frozen=True)
@@ -285,7 +270,7 @@ class MembershipQueries:
         if self._closed:
             raise SolverClosedError("these MembershipQueries are closed")
         check_kind(kind)
-        i = feature_index(self.xg, feature)
+        i = self.xg.index(feature)
         before = self.sat_calls
         witness = self._witness(i, kind)
         return Membership(
@@ -341,6 +326,6 @@ def is_member(
         When the tree route is forced on a graph that is not a tree.
     """
     check_kind(kind)
-    feature_index(xg, feature)
+    xg.index(feature)
     with MembershipQueries(xg, route=route, solver=solver) as queries:
         return queries.is_member(feature, kind)

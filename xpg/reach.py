@@ -100,15 +100,40 @@ def zero_edge_vars(xg: ExplanationGraph, path: list[int]) -> set[int]:
 
 
 def minimal_masks(masks: Iterable[int]) -> list[int]:
-    """The subset-minimal sets among bit masks, fewest bits first."""
+    """The subset-minimal sets among bit masks, fewest bits first (ties by value)."""
     kept: list[int] = []
-    for m in sorted(set(masks), key=int.bit_count):
+    for m in sorted(set(masks), key=lambda m: (m.bit_count(), m)):
         for k in kept:
             if k & m == k:
                 break
         else:
             kept.append(m)
     return kept
+
+
+def tree_zero_path_masks(xg: ExplanationGraph, max_masks: int | None = None) -> list[int] | None:
+    """On a tree XpG: the CXps as bit masks, from one depth-first pass carrying the 0-edge
+    variables of the path (``None`` beyond ``max_masks`` paths to 0-terminals)."""
+    one, zero, _ = xg.adjacency()
+    var, value = xg.node_var_list, xg.terminal_value_list
+    found: set[int] = set()
+    stack = [(xg.root, 0)]
+    while stack:
+        n, mask = stack.pop()
+        v = var[n]
+        if v < 0:
+            if value[n] == 0:
+                found.add(mask)
+                if max_masks is not None and len(found) > max_masks:
+                    return None
+            continue
+        for c in one[n]:
+            stack.append((c, mask))
+        if zero[n]:
+            with_v = mask | (1 << v)
+            for c in zero[n]:
+                stack.append((c, with_v))
+    return minimal_masks(found)
 
 
 def zero_path_masks(xg: ExplanationGraph, max_masks: int = 1024) -> list[int] | None:
@@ -122,27 +147,10 @@ def zero_path_masks(xg: ExplanationGraph, max_masks: int = 1024) -> list[int] | 
     ``max_masks`` minimal sets (DAGs), or the sets kept over all nodes exceed 8 per edge,
     which keeps the work proportional to the graph.
     """
+    if xg.is_tree():
+        return tree_zero_path_masks(xg, max_masks)
     one, zero, _ = xg.adjacency()
     var, value = xg.node_var_list, xg.terminal_value_list
-    if xg.is_tree():
-        found: set[int] = set()
-        stack = [(xg.root, 0)]
-        while stack:
-            n, mask = stack.pop()
-            v = var[n]
-            if v < 0:
-                if value[n] == 0:
-                    found.add(mask)
-                    if len(found) > max_masks:
-                        return None
-                continue
-            for c in one[n]:
-                stack.append((c, mask))
-            if zero[n]:
-                with_v = mask | (1 << v)
-                for c in zero[n]:
-                    stack.append((c, with_v))
-        return minimal_masks(found)
     work, budget = 0, 8 * len(xg.edge_src) + 2048
     below: list[Any] = [None] * xg.n_nodes
     expanded = bytearray(xg.n_nodes)

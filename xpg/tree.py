@@ -48,6 +48,7 @@ import numpy as np
 from pysat.examples.hitman import Hitman
 
 from xpg.errors import InvalidGraphError
+from xpg.reach import tree_zero_path_masks
 from xpg.xpgraph import ExplanationGraph
 
 HittingSetMethod = Literal["lbx", "sorted"]
@@ -81,15 +82,6 @@ def bits_of(mask: int) -> list[int]:
     return out
 
 
-def minimal_sets(masks: Iterable[int]) -> list[int]:
-    """The subset-minimal sets among bit masks, smallest first (ties by value)."""
-    kept: list[int] = []
-    for m in sorted(set(masks), key=lambda m: (m.bit_count(), m)):
-        if not any(k & m == k for k in kept):
-            kept.append(m)
-    return kept
-
-
 def tree_cxp_masks(xg: ExplanationGraph) -> list[int]:
     """Every CXp of a tree XpG as a bit mask over variable indices (bit ``v`` = variable
     ``v``), smallest first.  Linear-time candidate collection, then superset filtering.
@@ -100,21 +92,9 @@ def tree_cxp_masks(xg: ExplanationGraph) -> list[int]:
         When a node has several parents.
     """
     require_tree(xg, "tree CXp enumeration")
-    one, zero, _ = xg.adjacency()
-    var, value = xg.node_var_list, xg.terminal_value_list
-    candidates: set[int] = set()
-    stack = [(xg.root, 0)]
-    while stack:
-        n, mask = stack.pop()
-        if value[n] == 0:
-            candidates.add(mask)
-            continue
-        v = var[n]
-        if v < 0:
-            continue
-        stack += [(c, mask) for c in one[n]]
-        stack += [(c, mask | (1 << v)) for c in zero[n]]
-    return minimal_sets(candidates)
+    masks = tree_zero_path_masks(xg)
+    assert masks is not None  # no limit was given
+    return masks
 
 
 def tree_cxp_sets(xg: ExplanationGraph) -> list[list[int]]:

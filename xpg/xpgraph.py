@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from xpg.errors import InvalidGraphError
+from xpg.errors import InvalidFeatureError, InvalidGraphError
 from xpg.graph import DecisionGraph
 
 
@@ -316,21 +316,25 @@ class ExplanationGraph:
         """Variable names of a set of indices, in variable order."""
         return tuple(self.var_names[i] for i in sorted(variables))
 
+    def index(self, feature: str | int) -> int:
+        """The variable index of a feature given by name (or by index), checked."""
+        if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool):
+            if 0 <= feature < self.n_vars:
+                return int(feature)
+            raise InvalidFeatureError(
+                f"feature index: expected 0 to {self.n_vars - 1}, found {feature}"
+            )
+        if isinstance(feature, str) and feature in self.var_index:
+            return self.var_index[feature]
+        shown = ", ".join(self.var_names[:10])
+        more = f", ... ({self.n_vars} in all)" if self.n_vars > 10 else ""
+        raise InvalidFeatureError(
+            f"unknown feature {feature!r}: expected one of the graph's features ({shown}{more})"
+        )
+
     def indices(self, names: Sequence[str | int] | set[str] | set[int]) -> set[int]:
         """Variable indices of names (or indices), checked."""
-        out = set()
-        for x in names:
-            if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-                if not 0 <= x < self.n_vars:
-                    raise InvalidGraphError(f"no variable with index {x} (there are {self.n_vars})")
-                out.add(int(x))
-            elif x in self.var_index:
-                out.add(self.var_index[x])
-            else:
-                raise InvalidGraphError(
-                    f"unknown feature {x!r} (expected one of {', '.join(self.var_names)})"
-                )
-        return out
+        return {self.index(x) for x in names}
 
     # -- validation -----------------------------------------------------------------------------
     def validate(self) -> None:

@@ -66,7 +66,7 @@ def explain(method: str, model: BlackBox, x: np.ndarray, k: int, seed: int):
     return find_probabilistic_axp(model, x, delta=0.05)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--data-dir", help="datasets folder (default: $XPG_DATA_DIR or ../shared/datasets)"
@@ -82,7 +82,7 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=REPO_ROOT / "bench" / "results" / "probabilistic"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     names = args.datasets or (QUICK_DATASETS if args.quick else list(DATASETS))
     if args.quick:
         args.instances = min(args.instances, 3)

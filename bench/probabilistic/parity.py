@@ -68,7 +68,7 @@ def run(method: str, model: BlackBox, x: list[int], seed: int):
     return find_optimal_rule(model, x, k=5, encoding=method, seed=seed)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--d", type=int, default=20, help="number of features")
     parser.add_argument("--repetitions", type=int, default=50)
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=REPO_ROOT / "bench" / "results" / "probabilistic"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     reps = min(args.repetitions, 10) if args.quick else args.repetitions
     features = [Feature.boolean(f"x{k}") for k in range(args.d)]
     rows = []

@@ -99,7 +99,7 @@ def rule_loss(
     return float(np.mean(fires != same))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--data-dir", help="datasets folder (default: $XPG_DATA_DIR or ../shared/datasets)"
@@ -118,7 +118,7 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=REPO_ROOT / "bench" / "results" / "probabilistic"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     names = args.datasets or (QUICK_DATASETS if args.quick else list(DATASETS))
     if args.quick:
         args.instances = min(args.instances, 3)

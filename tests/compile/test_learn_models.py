@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import wittgenstein
 from conftest import shared_path
 
 from xpg.compile import compile_decision_list
@@ -17,8 +18,6 @@ from xpg.learn.datasets import DataNotFoundError, default_data_dir
 from xpg.marco import enumerate_explanations
 from xpg.verify import Verifier
 from xpg.xpgraph import ExplanationGraph
-
-wittgenstein = pytest.importorskip("wittgenstein")
 
 
 def test_binary_list_is_rippers_ruleset_in_order() -> None:

@@ -13,6 +13,7 @@ from math import comb, factorial
 
 import numpy as np
 import pytest
+import shapiq
 
 from xpg.fourier.baselines import (
     FaithShapIndex,
@@ -241,8 +242,6 @@ def test_which_exact_indices_recover_which_orders(order: int) -> None:
 
 
 def test_lime_and_kernel_shap_on_additive_and_pairwise_games() -> None:
-    pytest.importorskip("lime")
-    pytest.importorskip("shap")
     game, table = polynomial_game(1, seed=5)
     # LIME's default Ridge (alpha = 1) shrinks slightly: recovered to 2% of the range
     assert max_error(LimeExplainer(n_samples=2000, random_state=0), game, table) < 0.02 * np.ptp(
@@ -259,7 +258,6 @@ def test_lime_and_kernel_shap_on_additive_and_pairwise_games() -> None:
 
 
 def test_kernel_shap_enumerating_every_coalition_is_exact() -> None:
-    pytest.importorskip("shap")
     v = np.random.default_rng(4).normal(size=2**5)
     exact = ShapleyValues().fit(table_game(v)).indices_
     fit = KernelShapExplainer(n_samples=66, random_state=0).fit(table_game(v))
@@ -267,7 +265,6 @@ def test_kernel_shap_enumerating_every_coalition_is_exact() -> None:
 
 
 def test_lime_is_reproducible_and_weights_the_instance() -> None:
-    pytest.importorskip("lime")
     game, _ = polynomial_game(2, seed=7)
     a = LimeExplainer(n_samples=500, random_state=3).fit(game).indices_
     b = LimeExplainer(n_samples=500, random_state=3).fit(game).indices_
@@ -275,7 +272,6 @@ def test_lime_is_reproducible_and_weights_the_instance() -> None:
 
 
 def test_shapiq_exact_computer_agrees() -> None:
-    shapiq = pytest.importorskip("shapiq")
     v = np.random.default_rng(11).normal(size=2**6)
     game = table_game(v)
 
@@ -299,7 +295,6 @@ def test_shapiq_exact_computer_agrees() -> None:
 
 
 def test_sampled_indices_through_shapiq() -> None:
-    pytest.importorskip("shapiq")
     game, table = polynomial_game(2, seed=9, n=10)
     exact = FaithShapIndex(2).fit(game).indices_
     fit = FaithShapIndex(2, n_samples=800, random_state=0).fit(game)

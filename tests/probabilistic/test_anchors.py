@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import anchor.anchor_base  # noqa: F401  (the anchors extra: a missing install fails here)
 import numpy as np
 import pytest
 
 from xpg.features import Feature
 from xpg.probabilistic import BlackBox, ProbabilisticExplanation, find_anchor, precision_error
-
-pytest.importorskip("anchor.anchor_base")
 
 FEATURES = [Feature.boolean(f"x{i}") for i in range(8)]
 AND = BlackBox(lambda X: (X[:, 1] * X[:, 6]).astype(int), FEATURES)

@@ -10,8 +10,8 @@ import pytest
 from xpg.features import Feature
 from xpg.probabilistic import (
     BlackBox,
-    ExtraNotInstalledError,
     InvalidParameterError,
+    MissingExtraError,
     find_optimal_rule,
     precision_error,
     solve_rule,
@@ -124,7 +124,7 @@ def test_bad_parameters() -> None:
     with pytest.raises(InvalidParameterError, match="shapes"):
         solve_rule(agree, same[:2], 1)
     if not cpsat_available():
-        with pytest.raises(ExtraNotInstalledError, match="ortools|OR-Tools"):
+        with pytest.raises(MissingExtraError, match="ortools|OR-Tools"):
             solve_rule(agree, same, 1, solver="cpsat")
 
 

@@ -15,10 +15,10 @@ from membership.xpg_exhaustive import Exhaustive, random_dg_xpgs, random_xpg
 from xpg import ExplanationGraph, InvalidGraphError, XpgError, enumerate_explanations
 from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1
 from xpg.io import read_xpg_text
+from xpg.reach import minimal_masks
 from xpg.tree import (
     NotATreeError,
     minimal_hitting_sets,
-    minimal_sets,
     tree_axps,
     tree_cxp_masks,
     tree_cxps,
@@ -104,7 +104,7 @@ def test_dag_is_refused_with_a_named_node() -> None:
         next(tree_axps(xg))
 
 
-def test_minimal_sets_and_hitting_sets_against_brute_force() -> None:
+def test_minimal_masks_and_hitting_sets_against_brute_force() -> None:
     rng = random.Random(11)
     for _ in range(200):
         n = rng.randint(1, 6)
@@ -112,7 +112,7 @@ def test_minimal_sets_and_hitting_sets_against_brute_force() -> None:
             frozenset(rng.sample(range(n), rng.randint(1, n))) for _ in range(rng.randint(0, 6))
         ]
         masks = [sum(1 << v for v in s) for s in family]
-        kept = {frozenset(v for v in range(n) if m >> v & 1) for m in minimal_sets(masks)}
+        kept = {frozenset(v for v in range(n) if m >> v & 1) for m in minimal_masks(masks)}
         assert kept == {s for s in family if not any(t < s for t in family)}
         universe = [frozenset(c) for r in range(n + 1) for c in itertools.combinations(range(n), r)]
         hitting = [h for h in universe if all(h & s for s in family)]

@@ -26,11 +26,11 @@ References
 Zhang, Yuan et al. Trade-off Between Efficiency and Consistency for Removal-based Explanations.
 """
 
+from xpg.errors import MissingExtraError
 from xpg.fourier.baselines import (
     FaithShapIndex,
     KernelShapExplainer,
     LimeExplainer,
-    MissingExtraError,
     ShapleyInteractionIndex,
     ShapleyTaylorIndex,
     ShapleyValues,

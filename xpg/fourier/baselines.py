@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from xpg.errors import XpgError
+from xpg.errors import MissingExtraError
 from xpg.fourier.basis import FourierPolynomial, Subset
 from xpg.fourier.explainer import (
     InvalidExplainerError,
@@ -71,10 +71,6 @@ from xpg.fourier.masks import all_masks, check_enumerable
 
 #: Largest number of players for exact (enumerated) Shapley-style indices.
 MAX_EXACT_PLAYERS = 16
-
-
-class MissingExtraError(XpgError, ImportError):
-    """An optional library needed by a baseline is not installed."""
 
 
 def _require(module: str, who: str) -> Any:

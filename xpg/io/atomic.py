@@ -22,6 +22,16 @@ class OutputError(XpgError, OSError):
     """An output file could not be written (nothing was left behind)."""
 
 
+def _mode_for(target: Path) -> int:
+    """The existing file's mode, or the default for a new file (0666 less the umask)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
     target = Path(path)
@@ -34,6 +44,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, _mode_for(target))  # mkstemp creates 0600; give what open() would
         os.replace(tmp, target)
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)

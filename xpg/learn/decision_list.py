@@ -36,13 +36,9 @@ from typing import Any
 import numpy as np
 
 from xpg.compile.decision_list import DecisionList, Rule
-from xpg.errors import InvalidModelError, XpgError
+from xpg.errors import InvalidModelError, MissingExtraError
 from xpg.features import Feature, Literal
 from xpg.learn.features import infer_features
-
-
-class MissingExtraError(XpgError, ImportError):
-    """An optional dependency is not installed; the message names the pip package."""
 
 
 def _ripper() -> Any:

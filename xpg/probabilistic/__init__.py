@@ -32,6 +32,7 @@ Examples
 True
 """
 
+from xpg.errors import MissingExtraError
 from xpg.probabilistic.anchors import find_anchor
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.certificate import find_certificate
@@ -43,7 +44,6 @@ from xpg.probabilistic.distributions import (
 )
 from xpg.probabilistic.errors import (
     ExactPrecisionUnavailableError,
-    ExtraNotInstalledError,
     InvalidDataError,
     InvalidFeatureSetError,
     InvalidParameterError,
@@ -62,7 +62,7 @@ __all__ = [
     "BlackBox",
     "EmpiricalDistribution",
     "ExactPrecisionUnavailableError",
-    "ExtraNotInstalledError",
+    "MissingExtraError",
     "GraphPrecision",
     "InvalidDataError",
     "InvalidFeatureSetError",

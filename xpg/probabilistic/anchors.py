@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from xpg.errors import MissingExtraError
 from xpg.graph import DecisionGraph
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
@@ -49,7 +50,7 @@ from xpg.probabilistic.distributions import (
     Seed,
     default_distribution,
 )
-from xpg.probabilistic.errors import ExtraNotInstalledError, InvalidParameterError
+from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.precision import PrecisionMethod
 from xpg.probabilistic.result import ProbabilisticExplanation, evaluate_set
 
@@ -59,7 +60,7 @@ def anchor_base() -> Any:
     try:
         return importlib.import_module("anchor.anchor_base")
     except ImportError as err:
-        raise ExtraNotInstalledError(
+        raise MissingExtraError(
             f"Anchors needs the anchor-exp package ({err}): pip install 'xpg-toolkit[anchors]'"
         ) from None
 
@@ -144,7 +145,7 @@ def find_anchor(
 
     Raises
     ------
-    ExtraNotInstalledError
+    MissingExtraError
         When anchor-exp is not installed.
     """
     base = anchor_base()

@@ -31,7 +31,3 @@ class InvalidFeatureSetError(XpgError, ValueError):
 
 class ExactPrecisionUnavailableError(XpgError, ValueError):
     """Exact precision needs a compiled tree or read-once graph under a product distribution."""
-
-
-class ExtraNotInstalledError(XpgError, ImportError):
-    """An optional dependency (an extra of ``xpg-toolkit``) is not installed."""

@@ -53,6 +53,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from xpg.errors import MissingExtraError
 from xpg.graph import DecisionGraph
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
@@ -60,7 +61,7 @@ from xpg.probabilistic.distributions import (
     Seed,
     default_distribution,
 )
-from xpg.probabilistic.errors import ExtraNotInstalledError, InvalidParameterError
+from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.precision import PrecisionMethod
 from xpg.probabilistic.result import ProbabilisticExplanation, evaluate_set
 
@@ -286,7 +287,7 @@ def solve_rule(
 
     Raises
     ------
-    ExtraNotInstalledError
+    MissingExtraError
         For ``solver="cpsat"`` without OR-Tools.
     """
     start = time.perf_counter()
@@ -306,7 +307,7 @@ def solve_rule(
     if solver == "auto":
         solver = "cpsat" if cpsat_available() else "rc2"
     if solver == "cpsat" and not cpsat_available():
-        raise ExtraNotInstalledError(
+        raise MissingExtraError(
             "solver='cpsat' needs OR-Tools: pip install 'xpg-toolkit[cp]' (or use solver='rc2')"
         )
     hint = greedy_rule(a, s, int(k), encoding)
