@@ -76,3 +76,16 @@ def test_bench_needs_a_checkout(
     )
     assert main(["bench", "core-speed", "--help"]) == 0
     assert "usage: python -m bench.core_speed" in capsys.readouterr().out
+
+
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: argparse printed its usage block, and 'invalid _positive_float value'."""
+    assert main(["enum", "x.xpg", "--timeout", "abc"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "xpg enum: error: argument --timeout: expected a positive number, found 'abc' "
+        "(see 'xpg enum --help')\n"
+    )
+    assert main(["member"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "required: file, feature" in err

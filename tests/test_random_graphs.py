@@ -28,7 +28,7 @@ def _graph(rng: random.Random, kind: str):
 @pytest.mark.parametrize("kind", ["tree", "dag", "ordered"])
 @pytest.mark.parametrize("seed", range(10))
 def test_explanations_match_exhaustive_evaluation(kind: str, seed: int) -> None:
-    rng = random.Random(1000 * seed + hash(kind) % 1000)
+    rng = random.Random(1000 * seed + ["tree", "dag", "ordered"].index(kind))  # hash() varies
     for _ in range(10):  # 10 graphs per case: 300 graphs in all
         dg = _graph(rng, kind)
         dg.validate()

@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from xpg import __version__
 from xpg.errors import InvalidInstanceError, XpgError
@@ -177,23 +177,38 @@ def _file_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
+def positive_int(text: str) -> int:
+    """An option value that must be a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}")
     return value
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, found {text}")
+def positive_float(text: str) -> float:
+    """An option value that must be a positive (finite) number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
     return value
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """Usage errors as one line on standard error and exit status 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``xpg``."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="xpg",
         description="Explain classifier decisions with proofs: abductive (AXp) and "
         "contrastive (CXp) explanations of decision trees, lists, diagrams and graphs.",
@@ -203,8 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="train a tree on bundled data and explain several decisions")
     p.add_argument("--dataset", choices=["breast_cancer", "wine", "iris"], default="breast_cancer")
-    p.add_argument("--instances", type=_positive_int, default=5, help="decisions to explain")
-    p.add_argument("--depth", type=_positive_int, default=6, help="maximum tree depth")
+    p.add_argument("--instances", type=positive_int, default=5, help="decisions to explain")
+    p.add_argument("--depth", type=positive_int, default=6, help="maximum tree depth")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_demo)
@@ -221,8 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("enum", help="all AXps and CXps, streamed (MARCO)")
     _file_args(p)
-    p.add_argument("--limit", type=_positive_int, help="stop after N explanations")
-    p.add_argument("--timeout", type=_positive_float, help="stop after S seconds")
+    p.add_argument("--limit", type=positive_int, help="stop after N explanations")
+    p.add_argument("--timeout", type=positive_float, help="stop after S seconds")
     p.set_defaults(func=cmd_enum)
 
     p = sub.add_parser("export", help="write the .xpg explanation graph of a model and instance")

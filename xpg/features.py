@@ -196,6 +196,10 @@ class Feature:
             ) from None
         if math.isnan(number):
             raise InvalidInstanceError(f"feature {self.name!r}: expected a number, found NaN")
+        if math.isinf(number):  # no domain holds an infinity (int() of it would overflow)
+            raise InvalidInstanceError(
+                f"feature {self.name!r}: expected a finite number, found {value!r}"
+            )
         if self.kind == "integer" and number != int(number):
             raise InvalidInstanceError(
                 f"integer feature {self.name!r}: expected an integer, found {value!r}"

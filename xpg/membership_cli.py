@@ -50,6 +50,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from xpg.cli import load_explanation_graph, positive_int
 from xpg.marco import ExplanationKind
 from xpg.membership import is_member
 from xpg.relevance import classify_features
@@ -113,8 +114,6 @@ def smallest_report(
 
 
 def _load(args: argparse.Namespace) -> ExplanationGraph:
-    from xpg.cli import load_explanation_graph  # xpg.cli imports this module
-
     return load_explanation_graph(args.file, args.instance)
 
 
@@ -152,16 +151,6 @@ def _kind_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", choices=["axp", "cxp"], default="axp", help="default: axp")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text}")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add ``member``, ``features`` and ``smallest`` to the ``xpg`` sub-command parsers."""
     p = subparsers.add_parser(
@@ -194,7 +183,7 @@ def register(subparsers: Any) -> None:
     _kind_argument(p)
     p.add_argument(
         "--max-iterations",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="stop after N hitting sets (the answer then says whether it is optimal)",
     )

@@ -59,7 +59,7 @@ from pysat.examples.hitman import Hitman
 
 from xpg.explain import axp_from_fixed, shrink_weak_cxp
 from xpg.marco import ExplanationKind
-from xpg.membership import InvalidQueryError, check_kind
+from xpg.membership import InvalidQueryError, check_kind, membership_route
 from xpg.reach import zero_edge_vars, zero_path
 from xpg.tree import require_tree, tree_cxp_sets
 from xpg.xpgraph import ExplanationGraph
@@ -117,8 +117,9 @@ def _check_budget(max_iterations: int | None) -> None:
 
 
 def _choose_method(xg: ExplanationGraph, method: SmallestMethod | None) -> SmallestMethod:
-    if method is None:
-        return "tree-cxps" if xg.is_tree() else "implicit-hitting-set"
+    if method is None:  # the membership dispatcher decides: tree XpG or not
+        tree = membership_route(xg).route == "tree-polynomial"
+        return "tree-cxps" if tree else "implicit-hitting-set"
     if method not in METHODS:
         raise InvalidQueryError(f"method: expected one of {', '.join(METHODS)}, found {method!r}")
     if method == "tree-cxps":

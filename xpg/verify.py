@@ -42,8 +42,10 @@ from typing import Any
 from typing import Literal as TypingLiteral
 
 from xpg.compile.instances import instance_dict
+from xpg.compile.tree import DecisionTree, compile_tree
 from xpg.errors import InvalidInstanceError, SolverClosedError, XpgError
 from xpg.features import Feature
+from xpg.graph import DecisionGraph
 from xpg.solvers.smt import SmtModel, encode_model
 
 Kind = TypingLiteral["axp", "cxp"]
@@ -128,6 +130,7 @@ class Verifier:
     """
 
     def __init__(self, model: Any, features: Sequence[Feature | Any] | None = None) -> None:
+        _refuse_ill_defined(model)
         self.encoding: SmtModel = encode_model(model, features)
         self._solver: Any = self.encoding.solver()
 
@@ -287,6 +290,15 @@ class Verifier:
             counterexample=None,
             witnesses={"": x},
         )
+
+
+def _refuse_ill_defined(model: Any) -> None:
+    """A tree or graph whose literals overlap, leave a gap or hold an impossible branch has no
+    classification function to check claims against: refuse it (Def. 2), never repair it."""
+    if isinstance(model, DecisionGraph):
+        model.validate()
+    elif isinstance(model, DecisionTree):
+        compile_tree(model)  # checks every split; the graph itself is not used
 
 
 def _fmt(names: Sequence[str]) -> str:

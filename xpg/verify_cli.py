@@ -21,7 +21,7 @@ import argparse
 import json
 from typing import Any
 
-from xpg.errors import InvalidInstanceError
+from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
 from xpg.graph import DecisionGraph
 from xpg.io.model_json import read_model
 from xpg.verify import Verdict, Verifier
@@ -51,7 +51,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.axp is None and args.cxp is None:
         raise InvalidInstanceError("give the claim with --axp F1,F2,... or --cxp F1,F2,...")
     instance = parse_instance(DecisionGraph(model.features), args.instance)
-    with Verifier(model) as verifier:
+    try:
+        verifier = Verifier(model)
+    except (InvalidGraphError, InvalidModelError) as err:
+        raise InvalidModelError(f"{args.model}: {err}") from None
+    with verifier:
         if args.axp is not None:
             verdict = verifier.verify_axp(instance, _names(args.axp))
         else:

@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     default_data = os.environ.get("XPG_DATA_DIR", str(REPO_ROOT.parent / "shared" / "datasets"))
     parser.add_argument("--data-dir", type=Path, default=Path(default_data))
-    parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "membership" / "results")
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "results" / "membership")
     parser.add_argument("--instances", type=int, default=3, help="instances per graph")
     parser.add_argument("--timeout", type=float, default=60.0, help="enumeration budget (s)")
     parser.add_argument("--seed", type=int, default=0)

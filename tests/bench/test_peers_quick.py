@@ -14,7 +14,10 @@ import sys
 import warnings
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT, shared_path
+
+from xpg import enumerate_explanations, read_xpg
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench import peers_compare  # noqa: E402
@@ -58,3 +61,36 @@ def test_peers_ours_only(tmp_path: Path) -> None:
     assert peers_compare.main(argv) == 0
     md = (tmp_path / "peers.md").read_text(encoding="utf-8")
     assert "Reference skipped (--ours-only)" in md and "| 1 | mux6 | 3 |" in md
+
+
+def test_a_difference_is_reported_with_its_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference that loses one AXp on every graph: exit status 1, every graph marked,
+    counted in the summary and copied to ``peers_mismatches/`` (as a readable ``.xpg``)."""
+
+    def lossy_reference(files, timeout, modes):
+        out = {}
+        for f in files:
+            result = enumerate_explanations(read_xpg(f))
+            axps = [list(a) for a in result.axps][1:]  # one AXp missing
+            res = {"status": "ok", "seconds": 1.0, "axps": axps}
+            out[str(f)] = {m: {**res, "cxps": [list(c) for c in result.cxps]} for m in modes}
+        return out
+
+    monkeypatch.setattr(peers_compare, "is_ready", lambda peer: True)
+    monkeypatch.setattr(peers_compare, "reference_results", lossy_reference)
+    argv = ["--no-progress", "--datasets", "mux6", "--max-instances", "3"]
+    argv += ["--data-dir", str(shared_path("datasets")), "--out", str(tmp_path)]
+    assert peers_compare.main(argv) == 1
+    with (tmp_path / "peers.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3 and all(r["identical"] == "False" for r in rows)
+    assert all(r["ref_status"] == "ok" and float(r["ratio"]) > 0 for r in rows)
+    with (tmp_path / "peers_summary.csv").open(newline="", encoding="utf-8") as fh:
+        assert [s["mismatches"] for s in csv.DictReader(fh)] == ["3"]
+    copied = sorted((tmp_path / "peers_mismatches").glob("*.xpg"))
+    assert [p.name for p in copied] == sorted(f"mux6_{r['row']}.xpg" for r in rows)
+    assert all(enumerate_explanations(read_xpg(p)).axps for p in copied)
+    md = (tmp_path / "peers.md").read_text(encoding="utf-8")
+    assert "Identical explanation sets: 0 of 3 compared graphs." in md

@@ -160,8 +160,8 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
     var_of: dict[int, str] = {}
     names: list[str] = []
     for ln in r.body():
-        head, _, name = ln.text.partition(" ")
-        name = name.strip()
+        fields = ln.text.split(None, 1)  # any whitespace, as in the other sections
+        head, name = fields[0], (fields[1].strip() if len(fields) > 1 else "")
         node = r.integer(head, "node id", ln.number)
         if not name:
             raise r.error(f"expected '<node> <feature name>', found {ln.text!r}", ln.number)
