@@ -25,9 +25,6 @@ KR 2021, Sec. 7 (datasets and protocol), Tables 1 and 2.
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
 import math
 import os
 from dataclasses import dataclass
@@ -35,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.io import arff
 
 from xpg.errors import XpgError
 from xpg.features import Feature
+from xpg.learn.datasets import read_rows
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_ENV = "XPG_DATA_DIR"
@@ -162,33 +159,6 @@ def data_dir(option: str | os.PathLike[str] | None = None) -> Path:
     return path
 
 
-def _read_table(path: Path) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of a gzipped TSV/CSV file, as strings."""
-    delimiter = "\t" if ".tsv" in path.name else ","
-    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
-        rows = [r for r in csv.reader(fh, delimiter=delimiter) if r]
-    header = [h.strip() for h in rows[0]]
-    return header, [[c.strip() for c in r] for r in rows[1:]]
-
-
-def _read_arff(path: Path) -> tuple[list[str], list[list[str]]]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        data, meta = arff.loadarff(io.StringIO(fh.read()))
-    names = list(meta.names())
-    rows = []
-    for rec in data:
-        row = []
-        for v in rec:
-            if isinstance(v, bytes):
-                row.append(v.decode("utf-8"))
-            elif isinstance(v, float) and math.isnan(v):
-                row.append("?")
-            else:
-                row.append(repr(float(v)))
-        rows.append(row)
-    return names, rows
-
-
 def _column_codes(values: list[str]) -> np.ndarray:
     """Numbers stay numbers (a missing ``?`` among numbers becomes one less than the minimum);
     any other column is coded 0, 1, ... in sorted order of its strings."""
@@ -250,14 +220,8 @@ def load_dataset(
     path = data_dir(folder) / spec.file
     if not path.is_file():
         raise DataError(f"dataset {name!r}: missing file {path} (see datasets/SOURCES.md)")
-    header, rows = _read_arff(path) if path.name.endswith(".arff.gz") else _read_table(path)
+    header, rows = read_rows(path)
     width = len(header)
-    bad = [i for i, r in enumerate(rows) if len(r) != width]
-    if bad:
-        raise DataError(
-            f"{path}: expected {width} fields per row, found {len(rows[bad[0]])} "
-            f"on data row {bad[0] + 1}"
-        )
     t = width - 1 if spec.target == "last" else 0
     names = [h for j, h in enumerate(header) if j != t]
     raw_y = [r[t] for r in rows]

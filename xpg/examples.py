@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from xpg.features import Feature, Literal
 from xpg.graph import DecisionGraph
+from xpg.io.xpg_format import read_xpg_text
+from xpg.xpgraph import ExplanationGraph
 
 AGE, INCOME, STUDENT, CREDIT = "Age", "Income", "Student", "Credit Rating"
 
@@ -88,3 +90,30 @@ def paper_figure2() -> DecisionGraph:
     dg.add_edge(5, 6, Literal.eq("x1", 0))
     dg.add_edge(5, 8, Literal.eq("x1", 1))
     return dg
+
+
+#: The explanation graph of "a and b" for the instance a = b = 1, in the reference format.
+AND_XPG = """NN: 5
+Root: 1
+T: 3 4 5
+TDef:
+3 0
+4 1
+5 0
+NT: 1 2
+NTDef:
+1 3 0
+1 2 1
+2 4 1
+2 5 0
+NV: 2
+VarDef:
+1 a
+2 b
+"""
+
+
+def and_xpg() -> ExplanationGraph:
+    """The explanation graph of ``a and b`` for a = b = 1 (:data:`AND_XPG`): the smallest
+    example with two features that both matter."""
+    return read_xpg_text(AND_XPG)

@@ -12,25 +12,8 @@ Results stream out; a count or time budget stops the loop cleanly, and
 
 Examples
 --------
->>> from xpg.io import read_xpg_text
->>> xg = read_xpg_text('''NN: 5
-... Root: 1
-... T: 3 4 5
-... TDef:
-... 3 0
-... 4 1
-... 5 0
-... NT: 1 2
-... NTDef:
-... 1 3 0
-... 1 2 1
-... 2 4 1
-... 2 5 0
-... NV: 2
-... VarDef:
-... 1 a
-... 2 b
-... ''')
+>>> from xpg.examples import and_xpg
+>>> xg = and_xpg()  # a and b, for a = b = 1
 >>> result = enumerate_explanations(xg)
 >>> result.axps, sorted(result.cxps), result.complete
 ([('a', 'b')], [('a',), ('b',)], True)

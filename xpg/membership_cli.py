@@ -12,25 +12,8 @@ FILE is a ``.xpg`` file, or a JSON model file with ``--instance``.  The report f
 
 Examples
 --------
->>> from xpg.io import read_xpg_text
->>> xg = read_xpg_text('''NN: 5
-... Root: 1
-... T: 3 4 5
-... TDef:
-... 3 0
-... 4 1
-... 5 0
-... NT: 1 2
-... NTDef:
-... 1 3 0
-... 1 2 1
-... 2 4 1
-... 2 5 0
-... NV: 2
-... VarDef:
-... 1 a
-... 2 b
-... ''')
+>>> from xpg.examples import and_xpg
+>>> xg = and_xpg()  # a and b, for a = b = 1
 >>> doc, text = member_report(xg, "a", "axp")
 >>> doc
 {'feature': 'a', 'kind': 'axp', 'member': True, 'route': 'tree-polynomial', 'witness': ['a', 'b']}

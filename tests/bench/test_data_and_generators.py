@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT, shared_path
 
-from xpg import ExplanationGraph, enumerate_explanations
+from xpg import ExplanationGraph, ParseError, enumerate_explanations
 from xpg.reach import path_to_zero
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
@@ -60,7 +60,9 @@ def test_missing_data_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     (tmp_path / "pmlb").mkdir()
     with gzip.open(tmp_path / "pmlb" / "corral.tsv.gz", "wt") as fh:
         fh.write("a\tb\ttarget\n0\t1\t1\n1\n")
-    with pytest.raises(DataError, match="expected 3 fields per row, found 1 on data row 2"):
+    with pytest.raises(
+        ParseError, match=r"corral\.tsv\.gz:3: expected 3 fields \(as in the header\), found 1"
+    ):
         load_dataset("corral", tmp_path)
 
 

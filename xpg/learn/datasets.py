@@ -110,7 +110,8 @@ def _open_text(path: Path) -> str:
         raise ParseError(f"cannot read the dataset: {err}", path=str(path)) from None
 
 
-def _read_table(path: Path) -> tuple[list[str], list[list[str]]]:
+def read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a (gzipped) CSV, TSV or ARFF file, as strings (``?`` when missing)."""
     text = _open_text(path)
     if ".arff" in path.name:
         return _read_arff(path, text)
@@ -183,7 +184,7 @@ def load_dataset(
         target is missing are always dropped).
     """
     path = dataset_path(name, data_dir)
-    header, rows = _read_table(path)
+    header, rows = read_rows(path)
     if target is None:
         if "target" in header:
             target = "target"
