@@ -26,20 +26,11 @@ On computing probabilistic abductive explanations. IJAR 2023.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from common import (
-    DATASETS,
-    QUICK_DATASETS,
-    REPO_ROOT,
-    binarise,
-    data_dir,
-    load,
-    print_table,
-    write_csv,
-)
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg.marco import enumerate_explanations
@@ -52,6 +43,19 @@ from xpg.probabilistic import (
     precision_error,
 )
 from xpg.xpgraph import ExplanationGraph
+
+if __package__ in (None, ""):  # run as a script: make the checkout's ``bench`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.probabilistic.common import (  # noqa: E402
+    DATASETS,
+    QUICK_DATASETS,
+    REPO_ROOT,
+    binarise,
+    data_dir,
+    load,
+    print_table,
+    write_csv,
+)
 
 METHODS = ("cop", "sat", "anchors", "certificate", "paxp-0.05")
 

@@ -25,11 +25,11 @@ section 4 ("Comparison with the certificate-finding algorithm of [RSG18]").
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from common import REPO_ROOT, print_table, write_csv
 
 from xpg.features import Feature, Literal
 from xpg.graph import DecisionGraph
@@ -40,6 +40,10 @@ from xpg.probabilistic import (
     find_optimal_rule,
     precision_error,
 )
+
+if __package__ in (None, ""):  # run as a script: make the checkout's ``bench`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.probabilistic.common import REPO_ROOT, print_table, write_csv  # noqa: E402
 
 METHODS = ("certificate", "anchors-beam10", "anchors-beam1", "cop", "sat")
 

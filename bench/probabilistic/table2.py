@@ -31,22 +31,12 @@ Programming, section 4 and Table 2.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from common import (
-    DATASETS,
-    QUICK_DATASETS,
-    REPO_ROOT,
-    binarise,
-    data_dir,
-    load,
-    mean_std,
-    print_table,
-    write_csv,
-)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 
@@ -57,6 +47,20 @@ from xpg.probabilistic import (
     find_certificate,
     find_optimal_rule,
     precision_error,
+)
+
+if __package__ in (None, ""):  # run as a script: make the checkout's ``bench`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.probabilistic.common import (  # noqa: E402
+    DATASETS,
+    QUICK_DATASETS,
+    REPO_ROOT,
+    binarise,
+    data_dir,
+    load,
+    mean_std,
+    print_table,
+    write_csv,
 )
 
 METHODS = ("cop", "sat", "anchors", "certificate")

@@ -70,6 +70,17 @@ def test_sampled_error_on_large_neighbourhoods() -> None:
     )
     assert not err.exact and err.n_masks == 500
     assert err.l1 == pytest.approx(0.5) and err.fraction_above == 1.0
+    # "above" counts |f - g| >= tolerance: the boundary is included
+    for tolerance, expected in ((0.5, 1.0), (0.5 + 1e-9, 0.0)):
+        err = interpretation_error(
+            RemovalGame(f, 16),
+            FourierPolynomial(16, {}),
+            radius=8,
+            tolerance=tolerance,
+            n_samples=200,
+            random_state=1,
+        )
+        assert err.fraction_above == expected
 
 
 @pytest.mark.parametrize("seed", range(20))

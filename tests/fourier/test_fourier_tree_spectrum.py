@@ -106,6 +106,50 @@ def test_dag_with_repeated_tests_and_categorical_features() -> None:
             assert spectrum.feature_names == ("colour", "size", "flag")
 
 
+def test_feature_tested_twice_with_unrestricted_thresholds() -> None:
+    """x is tested at the root and again below with thresholds that do not restrict the
+    literals to the values still possible, so the mask bit of x meets itself (x_i^2 = 1):
+    checked against the transform of the game written from its definition."""
+    import itertools
+
+    dg = DecisionGraph([Feature.real("x", 0.0, 10.0), Feature.boolean("y")], classes=[0, 1])
+    for node, feature in [("r", "x"), ("n1", "x"), ("ny", "y"), ("n2", "y"), ("n3", "x")]:
+        dg.add_node(node, feature)
+    dg.add_terminal("t0", 0)
+    dg.add_terminal("t1", 1)
+    dg.add_edge("r", "n1", Literal.le("x", 5.0))
+    dg.add_edge("r", "n2", Literal.gt("x", 5.0))
+    dg.add_edge("n1", "t1", Literal.le("x", 2.0))
+    dg.add_edge("n1", "ny", Literal.gt("x", 2.0))
+    dg.add_edge("ny", "t1", Literal.eq("y", 1))
+    dg.add_edge("ny", "t0", Literal.eq("y", 0))
+    dg.add_edge("n2", "t0", Literal.eq("y", 1))
+    dg.add_edge("n2", "n3", Literal.eq("y", 0))
+    dg.add_edge("n3", "t1", Literal.le("x", 7.0))  # admits x <= 5 too: not restricted
+    dg.add_edge("n3", "t0", Literal.gt("x", 7.0))
+    dg.validate()
+    grid = itertools.product([1.0, 3.0, 6.0, 9.0], [0, 1], [1.0, 3.0, 6.0, 9.0], [0, 1])
+    for xi, yi, xb, yb in grid:
+        instance, rows = [xi, yi], [[xb, yb], [4.0, 1 - yb]]
+        target = dg.predict(instance)
+        for rule in ({"baseline": rows[0]}, {"background": rows}):
+            used = rows[:1] if "baseline" in rule else rows
+            table = np.array(
+                [
+                    np.mean(
+                        [
+                            dg.predict([instance[i] if m[i] > 0 else row[i] for i in range(2)])
+                            == target
+                            for row in used
+                        ]
+                    )
+                    for m in all_masks(2)
+                ]
+            )
+            spectrum = tree_game_spectrum(dg, instance, **rule)
+            assert spectrum_distance(spectrum, fourier_transform(table), order=np.inf) < 1e-12
+
+
 def test_spectrum_is_ground_truth_for_sampled_estimators() -> None:
     clf, X, _ = random_tree(4)
     dg = from_sklearn_tree(clf)

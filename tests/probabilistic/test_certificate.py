@@ -81,6 +81,22 @@ def test_certificate_of_a_conjunction_and_the_depth_bound() -> None:
         assert r.precision.low <= truth <= r.precision.high
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_the_walk_queries_the_highest_score_first(seed: int) -> None:
+    """f = (x1 and x4) or x8 at x1 = x4 = x8 = 1: x8 has influence 3/4, x1 and x4 only 1/4.
+
+    The greedy tree queries x8 first, after which f is constant: the certificate is {x8};
+    a walk starting from x1 or x4 would need two features.
+    """
+    features = [Feature.boolean(f"x{i}") for i in range(10)]
+    model = BlackBox(lambda X: np.maximum(X[:, 1] * X[:, 4], X[:, 8]).astype(int), features)
+    cert = find_certificate(model, [0, 1, 0, 0, 1, 0, 0, 0, 1, 0], seed=seed)
+    assert cert.features == ("x8",) and cert.details["certified"]
+    # the root's sampled path error estimates Pr[f(z) = 0] = 1/2 * 3/4
+    assert cert.details["path_errors"][0] == pytest.approx(0.375, abs=0.05)
+    assert cert.details["path_errors"][-1] == 0.0
+
+
 def test_certificate_under_data_marginals_and_query_count() -> None:
     rng = np.random.default_rng(0)
     data = rng.integers(0, 2, (300, D))

@@ -110,8 +110,9 @@ def test_time_limit_reports_non_optimality_consistently() -> None:
         sol = solve_rule(agree, same, 5, encoding="cop", solver=solver, time_limit=0.05)
         assert sol.lower_bound <= sol.objective == rule_objective(agree, same, sol.features, "cop")
         assert len(sol.features) <= 5
-        if not sol.optimal:
-            assert sol.status != "OPTIMAL"
+        # 1500 samples, 40 features, k = 5: not provable in 50 ms, and the result says so
+        assert not sol.optimal and sol.status != "OPTIMAL"
+        assert sol.lower_bound < sol.objective
 
 
 def test_bad_parameters() -> None:

@@ -150,6 +150,27 @@ def test_sklearn_tree_exact_matches_enumeration_on_integer_and_boolean_features(
                 assert queried.error == pytest.approx(brute, abs=1e-12)
 
 
+def test_exact_equals_enumeration_on_sklearn_trees_with_12_features() -> None:
+    """Trees up to the 12 features of the issue, under uniform and data-marginal distributions."""
+    features = [Feature.boolean(f"b{i}") for i in range(8)] + [
+        Feature.integer(f"n{i}", 0, 2) for i in range(4)
+    ]
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        X = np.column_stack([rng.integers(0, 2, (300, 8)), rng.integers(0, 3, (300, 4))])
+        y = (X[:, 0] ^ X[:, 3]) | (X[:, 8] + X[:, 11] > 2) | (rng.random(300) < 0.1)
+        tree = DecisionTreeClassifier(max_depth=8, random_state=seed).fit(X, y)
+        model = BlackBox.from_sklearn_tree(tree, features)
+        dists = [UniformDistribution(features), MarginalDistribution(features).fit(X[:40])]
+        for row, dist in zip(X[:2], dists, strict=True):
+            fixed = {int(j) for j in rng.choice(12, size=int(rng.integers(0, 4)), replace=False)}
+            mask = np.isin(np.arange(12), sorted(fixed))
+            exact = precision_error(model, row, mask, dist)
+            assert exact.method == "exact-propagation"
+            brute = enumerate_reference(model.graph, row.tolist(), fixed, dist)
+            assert exact.error == pytest.approx(brute, abs=1e-12)
+
+
 def test_uniform_real_feature_exact_value() -> None:
     """x ~ U[0, 10], y ~ U[0, 4]: class 1 iff x > 2.5 and y <= 1 (areas by hand)."""
     fx, fy = Feature.real("x", 0.0, 10.0), Feature.real("y", 0.0, 4.0)
@@ -180,6 +201,10 @@ def test_sampled_interval_covers_the_exact_value_at_the_stated_rate() -> None:
         exact = precision_error(dg, row, mask, method="exact").error
         est = precision_error(dg, row, mask, method="sample", n_samples=200, seed=seed)
         assert est.method == "sampled" and est.n_queries == 200 and est.confidence == 0.95
+        # the interval is the 95% Clopper-Pearson one of the observed failures, not a wider one
+        failures = round(est.error * 200)
+        assert est.error == failures / 200
+        assert (est.low, est.high) == pytest.approx(clopper_pearson(failures, 200, 0.95))
         hits += est.low <= exact <= est.high
         total += 1
     # binomial(300, >= 0.95): below 0.92 with probability < 0.3%

@@ -46,6 +46,9 @@ def test_delta_zero_gives_an_axp_of_the_core() -> None:
         # every order of deletion still lands on an AXp
         order = [f.name for f in dg.features][::-1]
         assert find_probabilistic_axp(dg, row, delta=0.0, order=order).features in axps
+        # with delta = 0 precision is monotone: deletion alone (no exhaustive step) is an AXp
+        local = find_probabilistic_axp(dg, row, delta=0.0, max_exhaustive=0)
+        assert local.features in axps and local.error == 0.0
         checked += 1
     assert checked >= 100
 
@@ -69,6 +72,11 @@ def test_positive_delta_gives_a_subset_minimal_weak_paxp(delta: float) -> None:
         for size in range(len(names)):
             for sub in itertools.combinations(names, size):
                 assert error(sub) > delta + 1e-12, (seed, names, sub)
+        # without the exhaustive step: within delta, and no single feature can go
+        local = find_probabilistic_axp(dg, row, delta=delta, max_exhaustive=0).features
+        assert error(local) <= delta + 1e-12
+        for name in local:
+            assert error(tuple(n for n in local if n != name)) > delta + 1e-12, (seed, local)
 
 
 def test_non_monotone_precision_is_handled() -> None:
