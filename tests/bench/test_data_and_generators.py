@@ -13,7 +13,7 @@ from xpg import ExplanationGraph, ParseError, enumerate_explanations
 from xpg.reach import path_to_zero
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
-from bench.cli import UnknownBenchmarkError, run  # noqa: E402
+from bench.cli import BENCHMARKS, UnknownBenchmarkError, run  # noqa: E402
 from bench.data import SPECS, DataError, data_dir, instance, load_dataset  # noqa: E402
 from bench.paper_tables import TABLE1, TABLE2  # noqa: E402
 from bench.randgen import (  # noqa: E402
@@ -100,3 +100,11 @@ def test_cli_dispatch(tmp_path: Path) -> None:
     argv = ["--quick", "--no-progress", "--datasets", "mouse", "--out", str(tmp_path)]
     assert run("table2", [*argv, "--data-dir", str(shared_path("datasets"))]) == 0
     assert (tmp_path / "table2.md").exists()
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_benchmark_starts_through_the_cli(name: str, capsys: pytest.CaptureFixture) -> None:
+    """``xpg bench NAME --help`` imports the module as ``bench.<...>`` (not as a script, where
+    its own folder is on ``sys.path``) and parses options: exit status 0 and a usage line."""
+    assert run(name, ["--help"]) == 0
+    assert "usage:" in capsys.readouterr().out

@@ -16,14 +16,6 @@ def bench_cli(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     return importlib.import_module("bench.cli")
 
 
-@pytest.mark.parametrize("name", ["probabilistic", "probabilistic-exact", "probabilistic-parity"])
-def test_benchmark_modules_import_as_a_package(bench_cli, name: str) -> None:
-    """Their helpers live in bench/probabilistic/common.py, which a script finds on its own
-    folder but ``xpg bench`` only through the package."""
-    module = importlib.import_module(bench_cli.BENCHMARKS[name])
-    assert callable(module.main)
-
-
 def test_parity_benchmark_through_the_cli(bench_cli, tmp_path: Path) -> None:
     argv = ["--repetitions", "1", "--methods", "certificate", "--out", str(tmp_path)]
     assert bench_cli.run("probabilistic-parity", argv) == 0
