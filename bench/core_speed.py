@@ -43,12 +43,12 @@ from bench.peers_compare import as_sets
 from bench.randgen import ladder, random_reduced_obdd, random_tree
 from bench.runners.timing import cpu_time
 from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
-from xpg.explain import find_axp
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import find_axp
+from xpg.explain.marco import enumerate_explanations
+from xpg.explain.reach import path_to_zero
 from xpg.io import read_xpg, write_xpg
-from xpg.marco import enumerate_explanations
-from xpg.reach import path_to_zero
-from xpg.xpgraph import ExplanationGraph
 
 EXAMPLES = REPO_ROOT.parent / "shared" / "xpg-examples"
 COLUMNS = [

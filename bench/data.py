@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from xpg.core.features import Feature
 from xpg.errors import XpgError
-from xpg.features import Feature
 from xpg.learn.datasets import read_rows
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

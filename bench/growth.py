@@ -10,7 +10,7 @@ CPU times of the process.  For each graph:
 * ``axp_s``, ``cxp_s``: one AXp, one CXp, graph already loaded (best of 3);
 * ``per_xp_s``: enumeration (MARCO) of the first ``--enum-limit`` explanations, time per
   explanation;
-* ``member_s``: one membership query (``xpg.membership.is_member``, the route it picks:
+* ``member_s``: one membership query (``xpg.explain.membership.is_member``, the route it picks:
   polynomial on trees, one SAT call otherwise) for a feature in the middle of the order.
 
 A second experiment enumerates ``--flat-limit`` explanations of one graph with many of them
@@ -37,10 +37,10 @@ from typing import Any
 from bench.randgen import random_layered_xpg, random_tree_xpg
 from bench.runners.timing import cpu_time
 from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
-from xpg.explain import find_axp, find_cxp
-from xpg.marco import Enumerator
-from xpg.membership import is_member
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import find_axp, find_cxp
+from xpg.explain.marco import Enumerator
+from xpg.explain.membership import is_member
 
 GENERATORS: dict[str, Callable[..., ExplanationGraph]] = {
     "tree": random_tree_xpg,

@@ -50,9 +50,9 @@ from bench.tables import (
     progress,
     write_outputs,
 )
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.marco import enumerate_explanations
 from xpg.io import read_xpg, write_xpg
-from xpg.marco import enumerate_explanations
-from xpg.xpgraph import ExplanationGraph
 
 Sets = frozenset[frozenset[str]]
 

@@ -13,7 +13,7 @@ is explained by both tools, instance by instance:
   per-instance explainer set-up is *not* counted.  PyXAI reasons are sets of binarised
   threshold conditions; each is mapped to the set of features its conditions use.
 * xpg, timed from the instance (explanation graph included): ``find_axp`` (one AXp),
-  :func:`xpg.tree.tree_cxps` (every CXp, polynomial on trees) and
+  :func:`xpg.explain.tree_xpg.tree_cxps` (every CXp, polynomial on trees) and
   ``enumerate_explanations`` (every AXp *and* CXp, MARCO), whose time is compared with
   PyXAI's time for all AXps and, separately, with its time for all CXps.
 
@@ -24,7 +24,7 @@ to a feature set already produced (duplicates), how many distinct sets are exact
 how many are supersets of one (not minimal at the feature level), how many are neither, and
 which exact explanations PyXAI misses.  Up to ``--verify`` distinct PyXAI feature sets per
 dataset are also checked with the SMT verifier on the original scikit-learn tree
-(:mod:`xpg.verify`).
+(:mod:`xpg.verify.verifier`).
 
 Writes ``pyxai.csv`` (per dataset), ``pyxai_instances.csv`` and ``pyxai.md``.
 
@@ -54,12 +54,12 @@ from bench.models import split_rows
 from bench.peers import PEERS, ensure_venv, is_ready, run_runner
 from bench.tables import base_parser, csv_text, out_dir, pick_rows, progress, write_outputs
 from xpg.compile.sklearn_tree import from_sklearn_tree
-from xpg.explain import find_axp
-from xpg.features import Feature
-from xpg.marco import enumerate_explanations
-from xpg.tree import tree_cxps
-from xpg.verify import Verifier
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.features import Feature
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import find_axp
+from xpg.explain.marco import enumerate_explanations
+from xpg.explain.tree_xpg import tree_cxps
+from xpg.verify.verifier import Verifier
 
 SKLEARN_DATASETS = ("breast_cancer", "digits")
 ROW_COLUMNS = [

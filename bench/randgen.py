@@ -10,7 +10,7 @@
   Def. 2 holds.  Not reduced; sizes up to millions of nodes.
 * :func:`random_reduced_obdd` -- a reduced OBDD built with dd from a random DNF.
 
-Every generator returns a :class:`~xpg.graph.DecisionGraph` satisfying Def. 2 of the core
+Every generator returns a :class:`~xpg.core.graph.DecisionGraph` satisfying Def. 2 of the core
 paper, over boolean features ``x0, x1, ...``.
 
 Examples
@@ -34,10 +34,11 @@ import random
 
 import numpy as np
 
-from xpg.compile.bdd import bdd_manager, from_bdd
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
-from xpg.xpgraph import ExplanationGraph
+from xpg.compile.bdd import bdd_manager
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.models.obdd import from_bdd
 
 
 def _booleans(n: int) -> tuple[list[Feature], list[tuple[Literal, Literal]]]:

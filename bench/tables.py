@@ -44,11 +44,11 @@ import numpy as np
 from bench.data import REPO_ROOT, Dataset, instance, load_dataset
 from bench.models import TrainedModel
 from bench.paper_tables import PaperRow
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import XpgError
-from xpg.graph import DecisionGraph
+from xpg.explain.marco import enumerate_explanations
 from xpg.io import write_text_atomic
-from xpg.marco import enumerate_explanations
-from xpg.xpgraph import ExplanationGraph
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 T = TypeVar("T")

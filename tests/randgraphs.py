@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 
 
 def random_features(rng: random.Random, n: int) -> list[Feature]:

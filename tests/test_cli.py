@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from xpg.cli import main
-from xpg.demo import run_demo
+from xpg.cli.demo import run_demo
+from xpg.cli.main import main
 
 
 def test_demo_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from xpg import enumerate_explanations, find_axp, find_cxp, read_xpg
-from xpg.cli import main
+from xpg.cli.main import main
 
 A = [f"Attribute {i}" for i in range(10)]
 EXPECTED = {

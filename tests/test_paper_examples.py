@@ -6,7 +6,7 @@ import itertools
 
 from xpg import ExplanationGraph, enumerate_explanations, find_axp
 from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1, paper_figure2
-from xpg.explain import is_weak_axp
+from xpg.explain.axp_cxp import is_weak_axp
 
 
 def _xpg_function(xg: ExplanationGraph, s: tuple[int, ...]) -> int:

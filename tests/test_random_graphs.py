@@ -13,7 +13,7 @@ import pytest
 from randgraphs import BruteForce, merge_subtrees, random_features, random_ordered_dag, random_tree
 
 from xpg import ExplanationGraph, counterexample, enumerate_explanations, find_axp, find_cxp
-from xpg.explain import is_weak_axp, is_weak_cxp
+from xpg.explain.axp_cxp import is_weak_axp, is_weak_cxp
 
 
 def _graph(rng: random.Random, kind: str):

@@ -38,9 +38,9 @@ from xpg import (
     read_xpg_text,
     write_xpg,
 )
-from xpg.cli import main
+from xpg.cli.main import main
+from xpg.explain.reach import path_to_zero
 from xpg.io import model_to_dict
-from xpg.reach import path_to_zero
 
 # -- validate() against path enumeration --------------------------------------------------------
 CUTS = [1.0, 2.0, 3.0]

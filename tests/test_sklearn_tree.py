@@ -16,8 +16,8 @@ from xpg import (
     real_features,
 )
 from xpg.compile import float32_cut
-from xpg.describe import axp_conditions, counterexample
-from xpg.explain import is_weak_axp
+from xpg.explain.axp_cxp import is_weak_axp
+from xpg.explain.describe import axp_conditions, counterexample
 
 
 def test_float32_cut_is_exact() -> None:

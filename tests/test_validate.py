@@ -16,7 +16,7 @@ from xpg import (
     Literal,
     ParseError,
 )
-from xpg.cli import main
+from xpg.cli.main import main
 from xpg.io import model_to_dict, save_model
 
 

@@ -17,7 +17,7 @@ from xpg import (
     read_xpg_text,
     write_xpg,
 )
-from xpg.cli import main
+from xpg.cli.main import main
 
 GOOD = """\
 # a comment before everything

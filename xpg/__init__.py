@@ -27,38 +27,51 @@ True
 """
 
 from xpg.compile import (
-    OBDD,
-    OMDD,
-    DecisionList,
-    DecisionTree,
-    FeatureGroup,
-    FeatureSpace,
-    Leaf,
-    Rule,
-    Split,
     bdd_manager,
     compile_decision_list,
-    compile_tree,
     decision_list_to_obdd,
-    from_bdd,
     from_sklearn_tree,
     tree_from_sklearn,
 )
-from xpg.describe import axp_conditions, counterexample
+from xpg.core import DecisionGraph, ExplanationGraph, Feature, Literal, real_features
 from xpg.errors import (
     InvalidFeatureError,
     InvalidGraphError,
     InvalidInstanceError,
     InvalidModelError,
+    InvalidQueryError,
     InvalidSeedError,
     MissingExtraError,
+    NotATreeError,
     ParseError,
     SolverClosedError,
     XpgError,
 )
-from xpg.explain import find_axp, find_cxp, is_weak_axp, is_weak_cxp
-from xpg.features import Feature, Literal, real_features
-from xpg.graph import DecisionGraph
+from xpg.explain import (
+    EnumerationResult,
+    Enumerator,
+    Explanation,
+    FeatureClassification,
+    Membership,
+    MembershipQueries,
+    RouteChoice,
+    SmallestExplanation,
+    axp_conditions,
+    classify_features,
+    counterexample,
+    enumerate_explanations,
+    find_axp,
+    find_cxp,
+    is_member,
+    is_weak_axp,
+    is_weak_cxp,
+    membership_route,
+    path_to_zero,
+    smallest_axp,
+    smallest_cxp,
+    tree_axps,
+    tree_cxps,
+)
 from xpg.io import (
     format_xpg,
     load_model,
@@ -68,21 +81,20 @@ from xpg.io import (
     save_model,
     write_xpg,
 )
-from xpg.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
-from xpg.membership import (
-    InvalidQueryError,
-    Membership,
-    MembershipQueries,
-    RouteChoice,
-    is_member,
-    membership_route,
+from xpg.models import (
+    OBDD,
+    OMDD,
+    DecisionList,
+    DecisionTree,
+    FeatureGroup,
+    FeatureSpace,
+    Leaf,
+    Rule,
+    Split,
+    compile_tree,
+    from_bdd,
 )
-from xpg.reach import path_to_zero
-from xpg.relevance import FeatureClassification, classify_features
-from xpg.smallest import SmallestExplanation, smallest_axp, smallest_cxp
-from xpg.tree import NotATreeError, tree_axps, tree_cxps
 from xpg.verify import Verdict, Verifier, verify_axp, verify_cxp
-from xpg.xpgraph import ExplanationGraph
 
 __version__ = "0.1.0"
 

@@ -1,3 +1,3 @@
-from xpg.cli import entry_point
+from xpg.cli.main import entry_point
 
 entry_point()

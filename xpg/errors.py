@@ -67,3 +67,108 @@ class MissingExtraError(XpgError, ImportError):
 
 class InvalidSeedError(XpgError, ValueError):
     """A seed handed to an explanation extractor does not have the property it must have."""
+
+
+# -- raised by xpg.compile.bdd
+
+
+class BackendUnavailableError(XpgError, ImportError):
+    """The requested dd back-end is not installed (``dd.cudd`` needs dd built with CUDD)."""
+
+
+# -- raised by xpg.explain.membership
+
+
+class InvalidQueryError(XpgError, ValueError):
+    """A query option is not one of the accepted values (explanation kind, route)."""
+
+
+# -- raised by xpg.explain.tree_xpg
+
+
+class NotATreeError(InvalidGraphError):
+    """A tree-only algorithm was given an explanation graph in which a node has several
+    parents."""
+
+
+# -- raised by xpg.fourier.basis
+
+
+class InvalidPolynomialError(XpgError, ValueError):
+    """A polynomial or mask array does not have the expected shape, subset or values."""
+
+
+# -- raised by xpg.fourier.explainer
+
+
+class InvalidExplainerError(XpgError, ValueError):
+    """An explainer parameter is out of range, or the explainer does not fit the game."""
+
+
+class ExplainerNotFittedError(XpgError, AttributeError):
+    """``predict`` or a learned attribute was used before ``fit``."""
+
+
+# -- raised by xpg.fourier.game
+
+
+class InvalidGameError(XpgError, ValueError):
+    """A removal game cannot be built or evaluated: bad model output, instance or rule."""
+
+
+# -- raised by xpg.fourier.masks
+
+
+class GameTooLargeError(XpgError, ValueError):
+    """An exhaustive computation was asked for on too many players."""
+
+
+# -- raised by xpg.fourier.metrics
+
+
+class InvalidMetricError(XpgError, ValueError):
+    """A metric was asked for with arguments that do not fit together."""
+
+
+# -- raised by xpg.io.atomic
+
+
+class OutputError(XpgError, OSError):
+    """An output file could not be written (nothing was left behind)."""
+
+
+# -- raised by xpg.learn.datasets
+
+
+class DataNotFoundError(XpgError, FileNotFoundError):
+    """A dataset or the data directory is missing; the message says where it looked."""
+
+
+# -- raised by xpg.errors
+
+
+class UnboundedDomainError(XpgError, ValueError):
+    """A distribution needs a bounded domain (uniform over an integer or real feature)."""
+
+
+class InvalidDataError(XpgError, ValueError):
+    """Data given to fit a distribution does not match the features (shape, value, domain)."""
+
+
+class InvalidParameterError(XpgError, ValueError):
+    """An explainer parameter is out of range (a rate outside (0, 1), a negative size...)."""
+
+
+class InvalidFeatureSetError(XpgError, ValueError):
+    """A feature set names a feature the model does not have."""
+
+
+class ExactPrecisionUnavailableError(XpgError, ValueError):
+    """Exact precision needs a compiled tree or read-once graph under a product distribution."""
+
+
+# -- raised by xpg.verify.verifier
+
+
+class VerificationError(XpgError, RuntimeError):
+    """The SMT encoding and the model's own prediction disagree (a bug, never bad input)."""

@@ -2,8 +2,8 @@
 
 Examples
 --------
->>> from xpg.xpgraph import ExplanationGraph
->>> from xpg.explain import find_axp
+>>> from xpg.core.xpgraph import ExplanationGraph
+>>> from xpg.explain.axp_cxp import find_axp
 >>> xg = ExplanationGraph.from_decision_graph(paper_figure1(), ["O", "L", "Y", "P"])
 >>> xg.prediction, find_axp(xg)
 ('T', ('Age', 'Credit Rating'))
@@ -16,10 +16,10 @@ KR 2021, Fig. 1 (decision tree, Example 1) and Fig. 2 (OMDD, Example 2).
 
 from __future__ import annotations
 
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.io.xpg_format import read_xpg_text
-from xpg.xpgraph import ExplanationGraph
 
 AGE, INCOME, STUDENT, CREDIT = "Age", "Income", "Student", "Credit Rating"
 

@@ -38,12 +38,12 @@ from typing import Any
 import numpy as np
 
 from xpg.compile import decision_list_to_obdd, from_sklearn_tree
-from xpg.compile.decision_list import DecisionList, Rule
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import XpgError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
 from xpg.learn import load_dataset
-from xpg.xpgraph import ExplanationGraph
+from xpg.models.decision_list import DecisionList, Rule
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,15 +2,15 @@
 
 For each explained instance the script asks, for every feature, whether it is in some AXp:
 
-* dispatched: :class:`xpg.membership.MembershipQueries` (tree XpGs: the polynomial CXp list
+* dispatched: :class:`xpg.explain.membership.MembershipQueries` (tree XpGs: the polynomial CXp list
   of Prop. 6; other XpGs: one SAT call per feature on one incremental solver), and
-  :func:`xpg.relevance.classify_features` (all features at once, necessary/relevant/
+  :func:`xpg.explain.relevance.classify_features` (all features at once, necessary/relevant/
   irrelevant);
 * enumeration: :func:`xpg.enumerate_explanations` (MARCO) under a time budget, then the
   union of the AXps.  When the budget runs out the enumeration time is a lower bound, and so
   is the ratio.
 
-It also times a smallest AXp (:func:`xpg.smallest.smallest_axp`) and counts its
+It also times a smallest AXp (:func:`xpg.explain.smallest.smallest_axp`) and counts its
 hitting-set iterations; on trees also with the implicit hitting-set loop forced.
 
 Graphs:
@@ -56,12 +56,12 @@ from dd.autoref import BDD
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg import DecisionGraph, ExplanationGraph, Feature, Literal, from_sklearn_tree
-from xpg.features import real_features
+from xpg.core.features import real_features
+from xpg.explain.marco import enumerate_explanations
+from xpg.explain.membership import MembershipQueries
+from xpg.explain.relevance import classify_features
+from xpg.explain.smallest import smallest_axp
 from xpg.io.atomic import write_text_atomic
-from xpg.marco import enumerate_explanations
-from xpg.membership import MembershipQueries
-from xpg.relevance import classify_features
-from xpg.smallest import smallest_axp
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("spambase", "adult", "dna")  # files pmlb/<name>.tsv.gz, target column last

@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from xpg.marco import enumerate_explanations
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.marco import enumerate_explanations
 from xpg.probabilistic import (
     BlackBox,
     find_anchor,
@@ -42,7 +43,6 @@ from xpg.probabilistic import (
     find_probabilistic_axp,
     precision_error,
 )
-from xpg.xpgraph import ExplanationGraph
 
 if __package__ in (None, ""):  # run as a script: make the checkout's ``bench`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 from xpg.probabilistic import (
     BlackBox,
     find_anchor,

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO_ROOT, shared_path
 
 from xpg import ExplanationGraph, ParseError, enumerate_explanations
-from xpg.reach import path_to_zero
+from xpg.explain.reach import path_to_zero
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench.cli import BENCHMARKS, UnknownBenchmarkError, run  # noqa: E402

@@ -1,6 +1,6 @@
 """The two routes of the enumerator agree with exhaustive evaluation on random graphs.
 
-Small graphs get every CXp up front as bit masks (``xpg.reach.zero_path_masks``) and shrink
+Small graphs get every CXp up front as bit masks (``xpg.explain.reach.zero_path_masks``) and shrink
 AXps with bit operations; large ones (or when the masks would be too many) use graph
 traversals.  Both routes, the mask computation itself, and the adjacency structures built
 for large graphs are checked here against independent references.
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from randgraphs import BruteForce, merge_subtrees, random_features, random_ordered_dag, random_tree
 
-import xpg.marco
+import xpg.explain.marco
 from xpg import ExplanationGraph, InvalidGraphError, enumerate_explanations
-from xpg.reach import minimal_masks, zero_path_masks
+from xpg.explain.reach import minimal_masks, zero_path_masks
 
 
 def _graph(rng: random.Random, kind: str):
@@ -33,7 +33,7 @@ def _graph(rng: random.Random, kind: str):
 def test_routes_match_exhaustive_evaluation(
     route: str, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(xpg.marco, "_MASK_EDGES", 10**9 if route == "masks" else -1)
+    monkeypatch.setattr(xpg.explain.marco, "_MASK_EDGES", 10**9 if route == "masks" else -1)
     rng = random.Random(f"{route}-{kind}")  # hash() of a str varies between runs
     checked = 0
     for _ in range(40):

@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO_ROOT, shared_path
 from randgraphs import BruteForce
 
-from xpg.verify import Verifier
+from xpg.verify.verifier import Verifier
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench import table1, table2  # noqa: E402

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import portion as P
 
-from xpg.compile.decision_list import DecisionList, Rule
-from xpg.compile.groups import FeatureGroup
-from xpg.compile.mdd import OMDD
-from xpg.compile.tree import DecisionTree, Leaf, Split
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.feature_space import FeatureGroup
+from xpg.models.omdd import OMDD
+from xpg.models.tree import DecisionTree, Leaf, Split
 
 GRID = [1.0, 2.5, 4.0, 5.5, 7.0]  # thresholds of random numeric literals
 

@@ -19,21 +19,21 @@ from random_models import (
     random_sklearn_tree,
 )
 
-from xpg.compile import (
+from xpg import (
     OBDD,
     FeatureGroup,
     bdd_manager,
     compile_decision_list,
     compile_tree,
     decision_list_to_obdd,
-    float32_cut,
     from_bdd,
     from_sklearn_tree,
 )
-from xpg.compile.decision_list import DecisionList, Rule
-from xpg.compile.groups import FeatureSpace
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.compile import float32_cut
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.feature_space import FeatureSpace
 
 
 def _inputs(features: list[Feature], rng: random.Random, samples: int = 300) -> list[list[Any]]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 
 
 def test_root_is_found_once_and_forgotten_on_change() -> None:

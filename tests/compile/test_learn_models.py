@@ -12,12 +12,12 @@ import wittgenstein
 from conftest import shared_path
 
 from xpg.compile import compile_decision_list
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidModelError, ParseError
+from xpg.explain.marco import enumerate_explanations
 from xpg.learn import learn_decision_list, learn_tree, load_dataset
 from xpg.learn.datasets import DataNotFoundError, default_data_dir
-from xpg.marco import enumerate_explanations
-from xpg.verify import Verifier
-from xpg.xpgraph import ExplanationGraph
+from xpg.verify.verifier import Verifier
 
 
 def test_binary_list_is_rippers_ruleset_in_order() -> None:

@@ -20,8 +20,7 @@ from random_models import (
 )
 from sklearn.tree import DecisionTreeClassifier
 
-from xpg.cli import main
-from xpg.compile import (
+from xpg import (
     FeatureGroup,
     bdd_manager,
     compile_tree,
@@ -29,12 +28,9 @@ from xpg.compile import (
     from_sklearn_tree,
     tree_from_sklearn,
 )
-from xpg.compile.bdd import OBDD
-from xpg.compile.decision_list import DecisionList, Rule
-from xpg.compile.mdd import OMDD
-from xpg.compile.tree import DecisionTree, Leaf, Split
+from xpg.cli.main import main
+from xpg.core.features import Feature, Literal
 from xpg.errors import InvalidInstanceError, InvalidModelError, ParseError
-from xpg.features import Feature, Literal
 from xpg.io.model_json import (
     load_model,
     model_from_dict,
@@ -43,6 +39,10 @@ from xpg.io.model_json import (
     read_model_dict,
     save_model,
 )
+from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.obdd import OBDD
+from xpg.models.omdd import OMDD
+from xpg.models.tree import DecisionTree, Leaf, Split
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,17 +20,17 @@ from typing import Any
 import pytest
 from random_models import random_decision_list, random_features
 
-from xpg.cli import main
+from xpg.cli.main import main
 from xpg.compile import compile_decision_list
-from xpg.compile.decision_list import DecisionList, Rule
-from xpg.compile.tree import DecisionTree, Leaf, Split
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidGraphError, InvalidModelError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.explain.marco import enumerate_explanations
 from xpg.io.model_json import model_to_dict, read_model_dict
-from xpg.marco import enumerate_explanations
-from xpg.verify import Verifier, verify_axp, verify_cxp
-from xpg.xpgraph import ExplanationGraph
+from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.tree import DecisionTree, Leaf, Split
+from xpg.verify.verifier import Verifier, verify_axp, verify_cxp
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,15 +7,15 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg.compile import from_sklearn_tree
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidInstanceError
-from xpg.features import Feature, Literal
 from xpg.fourier.basis import fourier_transform
 from xpg.fourier.game import InvalidGameError, TabularGame
 from xpg.fourier.harmonica import Harmonica
 from xpg.fourier.masks import all_masks
 from xpg.fourier.metrics import interpretation_error, spectrum_distance, truthful_gap
 from xpg.fourier.tree_spectrum import DecisionGraphGame, tree_game_spectrum
-from xpg.graph import DecisionGraph
 
 
 def random_tree(seed: int):

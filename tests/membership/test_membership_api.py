@@ -20,11 +20,11 @@ from xpg import (
     read_xpg_text,
 )
 from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1, paper_figure2
-from xpg.membership import InvalidQueryError, MembershipQueries, is_member, membership_route
-from xpg.relevance import classify_features
-from xpg.smallest import smallest_axp, smallest_cxp
+from xpg.explain.membership import InvalidQueryError, MembershipQueries, is_member, membership_route
+from xpg.explain.relevance import classify_features
+from xpg.explain.smallest import smallest_axp, smallest_cxp
+from xpg.explain.tree_xpg import NotATreeError
 from xpg.solvers.sat import MembershipOracle
-from xpg.tree import NotATreeError
 
 A = [f"Attribute {i}" for i in range(10)]
 # AXps of the reference graphs (../shared/xpg-examples/README.md, checked exhaustively there)

@@ -1,5 +1,5 @@
 """``xpg member``, ``xpg features`` and ``xpg smallest``: the handlers registered by
-:func:`xpg.membership_cli.register`, run through a parser built the way ``xpg.cli`` does."""
+:func:`xpg.cli.membership.register`, run through a parser built the way ``xpg.cli.main`` does."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from xpg import DecisionGraph, Feature, Literal, XpgError, save_model
-from xpg.membership_cli import register
+from xpg.cli.membership import register
 
 
 def run(argv: list[str]) -> int:
-    """Like ``xpg.cli.main``: XpgError -> one line on stderr and status 2."""
+    """Like ``xpg.cli.main.main``: XpgError -> one line on stderr and status 2."""
     parser = argparse.ArgumentParser(prog="xpg")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

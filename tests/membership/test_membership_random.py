@@ -17,9 +17,9 @@ from pysat.solvers import Solver as RealSolver
 
 import xpg.solvers.sat
 from xpg import ExplanationGraph
-from xpg.membership import MembershipQueries, is_member, membership_route
-from xpg.relevance import classify_features
-from xpg.smallest import smallest_axp, smallest_cxp
+from xpg.explain.membership import MembershipQueries, is_member, membership_route
+from xpg.explain.relevance import classify_features
+from xpg.explain.smallest import smallest_axp, smallest_cxp
 
 
 class SolveCounter:

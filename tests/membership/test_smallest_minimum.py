@@ -18,7 +18,7 @@ import random
 import pytest
 
 from xpg import ExplanationGraph
-from xpg.smallest import smallest_axp, smallest_cxp
+from xpg.explain.smallest import smallest_axp, smallest_cxp
 
 Family = frozenset[frozenset[int]]
 

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from xpg import ExplanationGraph
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
 
 
 def random_xpg(

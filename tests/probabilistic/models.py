@@ -7,9 +7,10 @@ import random
 import numpy as np
 from randgraphs import merge_subtrees, random_ordered_dag, random_tree
 
-from xpg.compile.bdd import bdd_manager, from_bdd
-from xpg.features import Feature
-from xpg.graph import DecisionGraph
+from xpg.compile.bdd import bdd_manager
+from xpg.core.features import Feature
+from xpg.core.graph import DecisionGraph
+from xpg.models.obdd import from_bdd
 
 
 def bounded_features(

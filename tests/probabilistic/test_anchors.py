@@ -6,7 +6,7 @@ import anchor.anchor_base  # noqa: F401  (the anchors extra: a missing install f
 import numpy as np
 import pytest
 
-from xpg.features import Feature
+from xpg.core.features import Feature
 from xpg.probabilistic import BlackBox, ProbabilisticExplanation, find_anchor, precision_error
 
 FEATURES = [Feature.boolean(f"x{i}") for i in range(8)]

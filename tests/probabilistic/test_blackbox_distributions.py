@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
+from xpg.core.features import Feature, Literal
 from xpg.errors import InvalidInstanceError, InvalidModelError
-from xpg.features import Feature, Literal
 from xpg.probabilistic import (
     BlackBox,
     EmpiricalDistribution,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xpg.features import Feature
+from xpg.core.features import Feature
 from xpg.probabilistic import (
     BlackBox,
     InvalidParameterError,

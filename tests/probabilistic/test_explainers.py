@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from xpg.features import Feature
+from xpg.core.features import Feature
 from xpg.probabilistic import (
     BlackBox,
     InvalidParameterError,

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from xpg.features import Feature
+from xpg.core.features import Feature
 from xpg.probabilistic import (
     BlackBox,
     InvalidParameterError,

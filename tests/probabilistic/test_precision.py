@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidGraphError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
 from xpg.probabilistic import (
     BlackBox,
     EmpiricalDistribution,

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from xpg.features import Feature
-from xpg.marco import enumerate_explanations
+from xpg.core.features import Feature
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.marco import enumerate_explanations
 from xpg.probabilistic import (
     BlackBox,
     ExactPrecisionUnavailableError,
@@ -19,7 +20,6 @@ from xpg.probabilistic import (
     is_weak_probabilistic_axp,
     precision_error,
 )
-from xpg.xpgraph import ExplanationGraph
 
 from .models import random_graph, random_obdd, random_row
 
@@ -85,8 +85,8 @@ def test_non_monotone_precision_is_handled() -> None:
     f = (a and b) or (not a and c): for x = (1, 1, 0), {b} alone has error 1/4, {a} has 1/2,
     and {} has 1/2.  With delta = 0.3, the answer must be {b} (subset-minimal).
     """
-    from xpg.features import Literal
-    from xpg.graph import DecisionGraph
+    from xpg.core.features import Literal
+    from xpg.core.graph import DecisionGraph
 
     dg = DecisionGraph([Feature.boolean(n) for n in "abc"], classes=[0, 1])
     dg.add_node("r", "a")
@@ -118,8 +118,8 @@ def test_exhaustive_step_finds_a_subset_of_a_locally_minimal_set() -> None:
     For x = (1, 1, 9) and delta = 0.3: {a, b} has error 0.3, {a} and {b} 0.35 each, so
     {a, b} is locally minimal; but {} has error (0.3 + 0.4 + 0.4 + 0) / 4 = 0.275.
     """
-    from xpg.features import Literal
-    from xpg.graph import DecisionGraph
+    from xpg.core.features import Literal
+    from xpg.core.graph import DecisionGraph
 
     features = [Feature.boolean("a"), Feature.boolean("b"), Feature.integer("n", 0, 9)]
     dg = DecisionGraph(features, classes=[0, 1])

@@ -14,15 +14,15 @@ from membership.xpg_exhaustive import Exhaustive, random_dg_xpgs, random_xpg
 
 from xpg import ExplanationGraph, InvalidGraphError, XpgError, enumerate_explanations
 from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1
-from xpg.io import read_xpg_text
-from xpg.reach import minimal_masks
-from xpg.tree import (
+from xpg.explain.reach import minimal_masks
+from xpg.explain.tree_xpg import (
     NotATreeError,
     minimal_hitting_sets,
     tree_axps,
     tree_cxp_masks,
     tree_cxps,
 )
+from xpg.io import read_xpg_text
 
 
 def _trees(seed: int, count: int) -> list[ExplanationGraph]:
@@ -154,7 +154,7 @@ def test_deep_tree_is_listed_in_polynomial_time() -> None:
     cxps = list(tree_cxps(xg))
     assert cxps and all(cxps)
     # every CXp is minimal: dropping any one feature leaves no 0-terminal reachable
-    from xpg.explain import is_weak_cxp
+    from xpg.explain.axp_cxp import is_weak_cxp
 
     for cxp in cxps[:50]:
         idx = xg.indices(cxp)

@@ -11,16 +11,16 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.tree import DecisionTreeClassifier
 
-from xpg.compile import FeatureGroup, from_sklearn_tree
-from xpg.compile.decision_list import DecisionList, Rule
+from xpg import FeatureGroup, from_sklearn_tree
+from xpg.cli.verify import register
+from xpg.core.features import Feature, Literal, real_features
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidInstanceError, SolverClosedError
-from xpg.features import Feature, Literal, real_features
+from xpg.explain.marco import enumerate_explanations
 from xpg.io.model_json import save_model
-from xpg.marco import enumerate_explanations
+from xpg.models.decision_list import DecisionList, Rule
 from xpg.solvers.smt import encode_model, float32_midpoint
-from xpg.verify import Verifier, verify_axp, verify_cxp
-from xpg.verify_cli import register
-from xpg.xpgraph import ExplanationGraph
+from xpg.verify.verifier import Verifier, verify_axp, verify_cxp
 
 
 def test_float32_midpoint_matches_numpy_rounding() -> None:
@@ -112,7 +112,7 @@ def test_bad_claims_and_instances_are_refused() -> None:
 
 def test_encoding_exposes_inputs_without_a_class() -> None:
     """A DG with a gap (refused by validate) is encoded faithfully: class -1 is reachable."""
-    from xpg.graph import DecisionGraph
+    from xpg.core.graph import DecisionGraph
 
     dg = DecisionGraph([Feature.real("x")], ["a", "b"])
     dg.add_node(0, "x")

@@ -31,7 +31,7 @@ from random_models import (  # noqa: E402
     sklearn_thresholds,
 )
 
-from xpg.compile import (  # noqa: E402
+from xpg import (  # noqa: E402
     OBDD,
     FeatureGroup,
     bdd_manager,
@@ -39,12 +39,12 @@ from xpg.compile import (  # noqa: E402
     compile_tree,
     from_sklearn_tree,
 )
-from xpg.compile.groups import FeatureSpace, representative  # noqa: E402
-from xpg.features import Feature  # noqa: E402
-from xpg.graph import DecisionGraph  # noqa: E402
-from xpg.marco import enumerate_explanations  # noqa: E402
-from xpg.verify import Verifier  # noqa: E402
-from xpg.xpgraph import ExplanationGraph  # noqa: E402
+from xpg.core.features import Feature  # noqa: E402
+from xpg.core.graph import DecisionGraph  # noqa: E402
+from xpg.core.xpgraph import ExplanationGraph  # noqa: E402
+from xpg.explain.marco import enumerate_explanations  # noqa: E402
+from xpg.models.feature_space import FeatureSpace, representative  # noqa: E402
+from xpg.verify.verifier import Verifier  # noqa: E402
 
 
 def check_instance(

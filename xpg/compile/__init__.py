@@ -1,42 +1,22 @@
-"""Compilers: models -> :class:`~xpg.graph.DecisionGraph`, same classification function.
+"""Compilers: adapters from models into :class:`~xpg.core.graph.DecisionGraph`.
 
-Decision trees (the project's own :class:`DecisionTree` and scikit-learn's), decision lists
-(to reduced OBDDs with dd, or reduced ordered MDDs), OBDDs built with dd, OMDDs given node by
-node, and feature groups (several columns declared as one feature).
+scikit-learn trees (:mod:`~xpg.compile.sklearn_tree`), dd's BDD managers
+(:mod:`~xpg.compile.bdd`), hash-consed reduced ordered MDDs (:mod:`~xpg.compile.mdd`) and
+decision lists to OBDDs or MDDs (:mod:`~xpg.compile.decision_list`).
 """
 
-from xpg.compile.bdd import OBDD, BackendUnavailableError, bdd_manager, cofactors, from_bdd
-from xpg.compile.decision_list import (
-    DecisionList,
-    Rule,
-    compile_decision_list,
-    decision_list_to_obdd,
-)
-from xpg.compile.groups import FeatureGroup, FeatureSpace
-from xpg.compile.mdd import OMDD, MDDBuilder, feature_cells
-from xpg.compile.sklearn_tree import float32_cut, from_sklearn_tree
-from xpg.compile.tree import DecisionTree, Leaf, Split, compile_tree, tree_from_sklearn
+from xpg.compile.bdd import bdd_manager, cofactors
+from xpg.compile.decision_list import compile_decision_list, decision_list_to_obdd
+from xpg.compile.mdd import MDDBuilder
+from xpg.compile.sklearn_tree import float32_cut, from_sklearn_tree, tree_from_sklearn
 
 __all__ = [
-    "OBDD",
-    "OMDD",
-    "BackendUnavailableError",
-    "DecisionList",
-    "DecisionTree",
-    "FeatureGroup",
-    "FeatureSpace",
-    "Leaf",
     "MDDBuilder",
-    "Rule",
-    "Split",
     "bdd_manager",
     "cofactors",
     "compile_decision_list",
-    "compile_tree",
     "decision_list_to_obdd",
-    "feature_cells",
     "float32_cut",
-    "from_bdd",
     "from_sklearn_tree",
     "tree_from_sklearn",
 ]

@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 import portion as P
 
-from xpg.compile.groups import FeatureGroup, FeatureSpace
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
+from xpg.models.feature_space import FeatureGroup, FeatureSpace
+from xpg.models.tree import DecisionTree
 
 
 def float32_cut(threshold: float) -> float:
@@ -111,7 +112,7 @@ def from_sklearn_tree(
     features : sequence of Feature or FeatureGroup, optional
         One Feature per input column (default: real features named after
         ``feature_names_in_`` or ``x0, x1, ...``); boolean and numeric categorical features
-        get value-set literals.  A :class:`~xpg.compile.groups.FeatureGroup` declares several
+        get value-set literals.  A :class:`~xpg.models.feature_space.FeatureGroup` declares several
         columns (one-hot columns, bins) as one feature: the graph tests the feature, and a
         branch no value of it can take is bypassed (see :func:`feature_space` for how
         columns are matched).
@@ -190,3 +191,11 @@ def from_sklearn_tree(
         stack.append((int(right[node]), node, {**possible, f: hi}, Literal(name, hi)))
         stack.append((int(left[node]), node, {**possible, f: lo}, Literal(name, lo)))
     return dg
+
+
+def tree_from_sklearn(
+    estimator: Any, features: Sequence[Any] | None = None, classes: Sequence[Any] | None = None
+) -> DecisionTree:
+    """A scikit-learn tree as a :class:`DecisionTree` over the features (exact, see
+    :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`), e.g. to save it as JSON."""
+    return DecisionTree.from_decision_graph(from_sklearn_tree(estimator, features, classes))

@@ -37,17 +37,13 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xpg.errors import XpgError
+from xpg.errors import InvalidPolynomialError
 from xpg.fourier.masks import check_enumerable
 
 Subset = tuple[int, ...]
 
 #: Upper bound on ``rows * columns`` of one parity-feature block built in memory.
 _BLOCK_ELEMENTS = 4_000_000
-
-
-class InvalidPolynomialError(XpgError, ValueError):
-    """A polynomial or mask array does not have the expected shape, subset or values."""
 
 
 def subsets_up_to_degree(n_players: int, degree: int, include_empty: bool = True) -> list[Subset]:

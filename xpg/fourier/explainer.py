@@ -11,7 +11,7 @@ Examples
 >>> LowDegree().predict([[1, 1]])
 Traceback (most recent call last):
 ...
-xpg.fourier.explainer.ExplainerNotFittedError: LowDegree is not fitted yet: call fit(game) first
+xpg.errors.ExplainerNotFittedError: LowDegree is not fitted yet: call fit(game) first
 
 References
 ----------
@@ -27,16 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xpg.errors import XpgError
+from xpg.errors import ExplainerNotFittedError, InvalidExplainerError
 from xpg.fourier.game import RemovalGame
-
-
-class InvalidExplainerError(XpgError, ValueError):
-    """An explainer parameter is out of range, or the explainer does not fit the game."""
-
-
-class ExplainerNotFittedError(XpgError, AttributeError):
-    """``predict`` or a learned attribute was used before ``fit``."""
 
 
 class RemovalExplainer(abc.ABC):

@@ -38,16 +38,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xpg.errors import XpgError
+from xpg.errors import InvalidGameError
 from xpg.fourier.basis import check_masks
 from xpg.fourier.masks import all_masks, check_enumerable
 
 #: Rows sent to the model in one call when evaluating many masks.
 _BATCH_ROWS = 200_000
-
-
-class InvalidGameError(XpgError, ValueError):
-    """A removal game cannot be built or evaluated: bad model output, instance or rule."""
 
 
 class RemovalGame:

@@ -32,14 +32,10 @@ from math import comb
 
 import numpy as np
 
-from xpg.errors import XpgError
+from xpg.errors import GameTooLargeError
 
 #: Largest number of players for which the whole cube is enumerated (2**20 masks).
 MAX_ENUMERATED_PLAYERS = 20
-
-
-class GameTooLargeError(XpgError, ValueError):
-    """An exhaustive computation was asked for on too many players."""
 
 
 def check_enumerable(n_players: int, what: str, limit: int = MAX_ENUMERATED_PLAYERS) -> None:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xpg.errors import XpgError
+from xpg.errors import InvalidMetricError
 from xpg.fourier.basis import FourierPolynomial, check_masks
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.harmonica import AnchoredInterpretation
@@ -50,10 +50,6 @@ from xpg.fourier.masks import neighbourhood_masks
 
 Interpretation = Callable[[np.ndarray], ArrayLike]
 Models = FourierPolynomial | AnchoredInterpretation | Sequence[FourierPolynomial]
-
-
-class InvalidMetricError(XpgError, ValueError):
-    """A metric was asked for with arguments that do not fit together."""
 
 
 @dataclass(frozen=True)

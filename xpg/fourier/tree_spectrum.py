@@ -19,8 +19,8 @@ The result is the ground truth against which every sampled estimator can be chec
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.graph import DecisionGraph
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.graph import DecisionGraph
 >>> dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
 >>> dg.add_node("r", "a"); dg.add_node("n", "b")
 >>> dg.add_terminal("t0", 0); dg.add_terminal("t1", 1)
@@ -45,10 +45,10 @@ from typing import Any
 
 import numpy as np
 
+from xpg.core.graph import DecisionGraph, NodeId
 from xpg.errors import InvalidGraphError, InvalidInstanceError
 from xpg.fourier.basis import FourierPolynomial
 from xpg.fourier.game import InvalidGameError, RemovalGame
-from xpg.graph import DecisionGraph, NodeId
 
 Instance = Mapping[str, Any] | Sequence[Any]
 Spectrum = dict[int, float]

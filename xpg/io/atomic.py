@@ -15,11 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from xpg.errors import XpgError
-
-
-class OutputError(XpgError, OSError):
-    """An output file could not be written (nothing was left behind)."""
+from xpg.errors import OutputError
 
 
 def _mode_for(target: Path) -> int:

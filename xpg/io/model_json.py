@@ -37,14 +37,14 @@ A LITERAL is one of ``"in": [values]``, ``"le": t``, ``"gt": t``,
 
 Reading a file compiles the model into a validated :class:`DecisionGraph`
 (:func:`load_model`); :func:`read_model` returns the model object itself (a
-:class:`~xpg.compile.tree.DecisionTree`, :class:`~xpg.compile.decision_list.DecisionList`,
-:class:`~xpg.compile.mdd.OMDD` or :class:`DecisionGraph`), as the verifier needs.
+:class:`~xpg.models.tree.DecisionTree`, :class:`~xpg.models.decision_list.DecisionList`,
+:class:`~xpg.models.omdd.OMDD` or :class:`DecisionGraph`), as the verifier needs.
 Nothing is repaired: every problem is an :class:`InvalidModelError` naming its JSON location.
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.graph import DecisionGraph
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.graph import DecisionGraph
 >>> dg = DecisionGraph([Feature.real("x")], classes=["a", "b"])
 >>> dg.add_node(0, "x"); dg.add_terminal(1, "a"); dg.add_terminal(2, "b")
 >>> dg.add_edge(0, 1, Literal.le("x", 2.5)); dg.add_edge(0, 2, Literal.gt("x", 2.5))
@@ -72,15 +72,16 @@ from typing import Any
 
 import portion as P
 
-from xpg.compile.bdd import OBDD
-from xpg.compile.decision_list import DecisionList, Rule, compile_decision_list
-from xpg.compile.mdd import OMDD
-from xpg.compile.sklearn_tree import from_sklearn_tree
-from xpg.compile.tree import DecisionTree, Leaf, Split, compile_tree, tree_from_sklearn
+from xpg.compile.decision_list import compile_decision_list
+from xpg.compile.sklearn_tree import from_sklearn_tree, tree_from_sklearn
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidFeatureError, InvalidGraphError, InvalidModelError, ParseError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
 from xpg.io.atomic import write_text_atomic
+from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.obdd import OBDD
+from xpg.models.omdd import OMDD
+from xpg.models.tree import DecisionTree, Leaf, Split, compile_tree
 
 FORMAT = "xpg-model"
 VERSION = 1
@@ -561,7 +562,7 @@ def model_from_dict(doc: Any) -> DecisionGraph:
 
 def model_to_dict(model: Any) -> dict[str, Any]:
     """The JSON document of a model: a DecisionGraph, DecisionTree, DecisionList, OMDD, an
-    :class:`~xpg.compile.bdd.OBDD` (written as ``obdd`` nodes, complemented edges expanded)
+    :class:`~xpg.models.obdd.OBDD` (written as ``obdd`` nodes, complemented edges expanded)
     or a fitted scikit-learn tree (written as a ``decision-tree``)."""
     if hasattr(model, "tree_"):
         model = tree_from_sklearn(model)

@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidGraphError, ParseError
 from xpg.io.atomic import write_text_atomic
-from xpg.xpgraph import ExplanationGraph
 
 _SECTIONS = ("NN", "Root", "T", "TDef", "NT", "NTDef", "NV", "VarDef")
 

@@ -37,18 +37,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from xpg.errors import ParseError, XpgError
-from xpg.features import Feature
-from xpg.learn.features import infer_features
+from xpg.core.features import Feature
+from xpg.errors import DataNotFoundError, ParseError
+from xpg.learn.feature_types import infer_features
 
 SUFFIXES = (".tsv.gz", ".csv.gz", ".arff.gz", ".tsv", ".csv", ".arff")
 FIRST_COLUMN_TARGET = ("riskslim", "interpretable-robust-trees")
 MISSING = ("?", "", "NA", "nan", "NaN")
 MissingPolicy = Literal["drop-rows", "drop-columns"]
-
-
-class DataNotFoundError(XpgError, FileNotFoundError):
-    """A dataset or the data directory is missing; the message says where it looked."""
 
 
 @dataclass
@@ -169,7 +165,7 @@ def load_dataset(
     target: str | None = None,
     missing: MissingPolicy = "drop-rows",
 ) -> Dataset:
-    """Read a dataset; features are inferred (see :func:`xpg.learn.features.infer_feature`).
+    """Read a dataset; features are inferred (see :func:`xpg.learn.feature_types.infer_feature`).
 
     Parameters
     ----------

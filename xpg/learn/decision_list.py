@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from xpg.compile.decision_list import DecisionList, Rule
+from xpg.core.features import Feature, Literal
 from xpg.errors import InvalidModelError, MissingExtraError
-from xpg.features import Feature, Literal
-from xpg.learn.features import infer_features
+from xpg.learn.feature_types import infer_features
+from xpg.models.decision_list import DecisionList, Rule
 
 
 def _ripper() -> Any:
@@ -90,7 +90,7 @@ def learn_decision_list(
     feature_names : sequence of str, optional
         Default ``x0, x1, ...`` (ignored when ``features`` is given).
     features : sequence of Feature, optional
-        The domains (default: inferred, see :func:`xpg.learn.features.infer_feature`);
+        The domains (default: inferred, see :func:`xpg.learn.feature_types.infer_feature`);
         every feature must be boolean, categorical or integer.
     classes : sequence, optional
         Class labels in the model (default: the sorted labels of ``y``).

@@ -1,7 +1,7 @@
 """Probabilistic explainers for any model, with exact answers where a model is compiled.
 
 Wrap a model as a :class:`BlackBox` (a callable, a scikit-learn estimator, or a compiled
-:class:`~xpg.graph.DecisionGraph`), choose a sampling distribution (uniform over the domains,
+:class:`~xpg.core.graph.DecisionGraph`), choose a sampling distribution (uniform over the domains,
 the training data's marginals, or the training data), and ask:
 
 * :func:`precision_error`: how often a random input agreeing with the instance on a feature
@@ -19,7 +19,7 @@ Examples
 --------
 >>> from sklearn.datasets import load_iris
 >>> from sklearn.tree import DecisionTreeClassifier
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> X, y = load_iris(return_X_y=True)
 >>> features = [Feature.real(n, 0.0, 8.0) for n in ("sl", "sw", "pl", "pw")]
 >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
@@ -32,7 +32,14 @@ Examples
 True
 """
 
-from xpg.errors import MissingExtraError
+from xpg.errors import (
+    ExactPrecisionUnavailableError,
+    InvalidDataError,
+    InvalidFeatureSetError,
+    InvalidParameterError,
+    MissingExtraError,
+    UnboundedDomainError,
+)
 from xpg.probabilistic.anchors import find_anchor
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.certificate import find_certificate
@@ -41,13 +48,6 @@ from xpg.probabilistic.distributions import (
     MarginalDistribution,
     SamplingDistribution,
     UniformDistribution,
-)
-from xpg.probabilistic.errors import (
-    ExactPrecisionUnavailableError,
-    InvalidDataError,
-    InvalidFeatureSetError,
-    InvalidParameterError,
-    UnboundedDomainError,
 )
 from xpg.probabilistic.explainers import explain_probabilistically
 from xpg.probabilistic.optimal_rule import RuleSolution, find_optimal_rule, solve_rule

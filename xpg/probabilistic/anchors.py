@@ -17,7 +17,7 @@ left untouched.
 Examples
 --------
 >>> import numpy as np
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> from xpg.probabilistic.blackbox import BlackBox
 >>> features = [Feature.boolean(f"x{i}") for i in range(6)]
 >>> f = BlackBox(lambda X: (X[:, 0] * X[:, 1]).astype(int), features)
@@ -42,15 +42,14 @@ from typing import Any
 
 import numpy as np
 
-from xpg.errors import MissingExtraError
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
     default_distribution,
 )
-from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.precision import PrecisionMethod
 from xpg.probabilistic.result import ProbabilisticExplanation, evaluate_set
 

@@ -1,7 +1,7 @@
 """Any classifier as a black box: a prediction function with a feature specification.
 
 A :class:`BlackBox` wraps a callable on 2-D numpy arrays, any object with a scikit-learn
-style ``predict`` method, or a compiled :class:`~xpg.graph.DecisionGraph`.  The explainers
+style ``predict`` method, or a compiled :class:`~xpg.core.graph.DecisionGraph`.  The explainers
 of this package only query its predictions; when the wrapper also carries a compiled graph
 computing the same function (:meth:`BlackBox.from_graph`,
 :meth:`BlackBox.from_sklearn_tree`), precision can be computed exactly instead of sampled.
@@ -9,7 +9,7 @@ computing the same function (:meth:`BlackBox.from_graph`,
 Examples
 --------
 >>> import numpy as np
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> features = [Feature.boolean(f"x{i}") for i in range(3)]
 >>> parity = BlackBox(lambda X: (X[:, 0] != X[:, 1]).astype(int), features, classes=[0, 1])
 >>> parity.predict(np.array([[0, 1, 0], [1, 1, 0]])).tolist()
@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from xpg.compile.sklearn_tree import from_sklearn_tree
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidGraphError, InvalidModelError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
 from xpg.probabilistic.distributions import instance_row, matrix_dtype
 
 
@@ -155,7 +155,7 @@ class BlackBox:
         self.features: tuple[Feature, ...] = tuple(features)
         if not all(isinstance(f, Feature) for f in self.features):
             raise InvalidModelError(
-                "expected features as xpg.features.Feature objects, found "
+                "expected features as xpg.core.features.Feature objects, found "
                 f"{sorted({type(f).__name__ for f in self.features})}"
             )
         names = [f.name for f in self.features]
@@ -250,7 +250,7 @@ class QueryCounter:
 
     Examples
     --------
-    >>> from xpg.features import Feature
+    >>> from xpg.core.features import Feature
     >>> counter = QueryCounter(BlackBox(lambda X: X[:, 0], [Feature.boolean("a")]))
     >>> counter(np.ones((3, 1))).tolist(), counter.n_queries
     ([1.0, 1.0, 1.0], 3)

@@ -28,7 +28,7 @@ rows and re-drawn coordinates come from the marginals.
 Examples
 --------
 >>> import numpy as np
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> from xpg.probabilistic.blackbox import BlackBox
 >>> features = [Feature.boolean(f"x{i}") for i in range(20)]
 >>> f = BlackBox(lambda X: (X[:, 3] != X[:, 11]).astype(int), features)
@@ -50,7 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidParameterError
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
@@ -58,7 +59,6 @@ from xpg.probabilistic.distributions import (
     default_distribution,
     make_rng,
 )
-from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.precision import PrecisionEstimate, clopper_pearson
 from xpg.probabilistic.result import ProbabilisticExplanation
 

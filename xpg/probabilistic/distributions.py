@@ -13,13 +13,13 @@ feature has numeric values, ``object`` otherwise (string categories).
 Examples
 --------
 >>> import numpy as np
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> features = [Feature.boolean("a"), Feature.categorical("b", [0, 1, 2])]
 >>> uniform = UniformDistribution(features)
 >>> z = uniform.sample_agreeing(np.array([1.0, 2.0]), np.array([True, False]), 4, seed=0)
 >>> z.shape, bool((z[:, 0] == 1).all())
 ((4, 2), True)
->>> from xpg.features import Literal
+>>> from xpg.core.features import Literal
 >>> uniform.mass(1, Literal.isin("b", [0, 2]).allowed)
 0.6666666666666666
 >>> marginals = MarginalDistribution(features).fit([[0, 1], [1, 1], [1, 2], [1, 2]])
@@ -45,10 +45,9 @@ from typing import Any
 import numpy as np
 import portion as P
 
-from xpg.errors import InvalidInstanceError
-from xpg.features import Feature, ValueSet
-from xpg.graph import DecisionGraph
-from xpg.probabilistic.errors import InvalidDataError, UnboundedDomainError
+from xpg.core.features import Feature, ValueSet
+from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidDataError, InvalidInstanceError, UnboundedDomainError
 
 Seed = int | np.random.Generator | None
 
@@ -232,13 +231,13 @@ class UniformDistribution(SamplingDistribution):
 
     Examples
     --------
-    >>> from xpg.features import Literal
+    >>> from xpg.core.features import Literal
     >>> UniformDistribution([Feature.real("x", 0.0, 4.0)]).mass(0, Literal.le("x", 1.0).allowed)
     0.25
     >>> UniformDistribution([Feature.real("y")])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    xpg.probabilistic.errors.UnboundedDomainError: feature 'y' (real): ... found [-inf, inf]; ...
+    xpg.errors.UnboundedDomainError: feature 'y' (real): ... found [-inf, inf]; ...
     """
 
     def __init__(self, features: Sequence[Feature]) -> None:

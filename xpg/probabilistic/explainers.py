@@ -2,7 +2,7 @@
 
 Examples
 --------
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> from xpg.probabilistic.blackbox import BlackBox
 >>> features = [Feature.boolean(f"x{i}") for i in range(8)]
 >>> f = BlackBox(lambda X: (X[:, 0] * X[:, 5]).astype(int), features)
@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidParameterError
 from xpg.probabilistic.anchors import find_anchor
 from xpg.probabilistic.blackbox import BlackBox
 from xpg.probabilistic.certificate import find_certificate
 from xpg.probabilistic.distributions import SamplingDistribution
-from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.optimal_rule import find_optimal_rule
 from xpg.probabilistic.probabilistic_axp import find_probabilistic_axp
 from xpg.probabilistic.result import EXPLAINER_NAMES, ExplainerName, ProbabilisticExplanation

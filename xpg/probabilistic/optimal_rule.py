@@ -53,15 +53,14 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from xpg.errors import MissingExtraError
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
     default_distribution,
 )
-from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.precision import PrecisionMethod
 from xpg.probabilistic.result import ProbabilisticExplanation, evaluate_set
 

@@ -17,8 +17,8 @@ al.; Eq. 1 of Koriche et al.).  Three ways to get it:
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.graph import DecisionGraph
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.graph import DecisionGraph
 >>> dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
 >>> dg.add_node("r", "a"); dg.add_node("n", "b")
 >>> dg.add_terminal("t0", 0); dg.add_terminal("t1", 1)
@@ -51,9 +51,14 @@ import numpy as np
 import portion as P
 from scipy.stats import beta
 
-from xpg.errors import InvalidGraphError
-from xpg.features import Feature, ValueSet
-from xpg.graph import DecisionGraph
+from xpg.core.features import Feature, ValueSet
+from xpg.core.graph import DecisionGraph
+from xpg.errors import (
+    ExactPrecisionUnavailableError,
+    InvalidFeatureSetError,
+    InvalidGraphError,
+    InvalidParameterError,
+)
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
     EmpiricalDistribution,
@@ -62,11 +67,6 @@ from xpg.probabilistic.distributions import (
     default_distribution,
     instance_row,
     make_rng,
-)
-from xpg.probabilistic.errors import (
-    ExactPrecisionUnavailableError,
-    InvalidFeatureSetError,
-    InvalidParameterError,
 )
 
 PrecisionMethod = Literal["auto", "exact", "enumerate", "sample"]

@@ -11,8 +11,8 @@ features the exhaustive step is skipped and the answer says it is only locally m
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.graph import DecisionGraph
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.graph import DecisionGraph
 >>> dg = DecisionGraph([Feature.boolean(n) for n in "abc"], classes=[0, 1])
 >>> for node, var in (("r", "a"), ("n", "b"), ("m", "c")):
 ...     dg.add_node(node, var)
@@ -42,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from xpg.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph
+from xpg.errors import ExactPrecisionUnavailableError, InvalidParameterError
 from xpg.probabilistic.blackbox import BlackBox
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     default_distribution,
 )
-from xpg.probabilistic.errors import ExactPrecisionUnavailableError, InvalidParameterError
 from xpg.probabilistic.precision import GraphPrecision, PrecisionEstimate, subset_mask
 from xpg.probabilistic.result import ProbabilisticExplanation
 

@@ -22,9 +22,9 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from xpg.errors import InvalidParameterError
 from xpg.probabilistic.blackbox import BlackBox
 from xpg.probabilistic.distributions import SamplingDistribution, Seed
-from xpg.probabilistic.errors import InvalidParameterError
 from xpg.probabilistic.precision import PrecisionEstimate, PrecisionMethod, precision_error
 
 ExplainerName = Literal["certificate", "cop", "sat", "anchors", "probabilistic-axp"]

@@ -47,8 +47,8 @@ from pysat.solvers import Solver
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
-from xpg.xpgraph import ExplanationGraph
 
 Clause = list[int]
 

@@ -18,8 +18,8 @@ each constrained to its declared domain.
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.compile.decision_list import DecisionList, Rule
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.models.decision_list import DecisionList, Rule
 >>> dl = DecisionList([Feature.real("x"), Feature.boolean("b")], ["lo", "hi"],
 ...                   [Rule([Literal.gt("x", 2.5), Literal.eq("b", 1)], "hi")], "lo")
 >>> enc = encode_model(dl)
@@ -50,14 +50,14 @@ from pysmt.environment import Environment
 from pysmt.fnode import FNode
 from pysmt.typing import INT, REAL
 
-from xpg.compile.bdd import OBDD
-from xpg.compile.decision_list import DecisionList
-from xpg.compile.groups import FeatureGroup, FeatureSpace
-from xpg.compile.mdd import OMDD
-from xpg.compile.tree import DecisionTree, Leaf, Split
+from xpg.core.features import Feature, Literal, ValueSet
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
-from xpg.features import Feature, Literal, ValueSet
-from xpg.graph import DecisionGraph
+from xpg.models.decision_list import DecisionList
+from xpg.models.feature_space import FeatureGroup, FeatureSpace
+from xpg.models.obdd import OBDD
+from xpg.models.omdd import OMDD
+from xpg.models.tree import DecisionTree, Leaf, Split
 
 UNDEFINED = -1
 

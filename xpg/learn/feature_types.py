@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from xpg.core.features import Feature
 from xpg.errors import InvalidModelError
-from xpg.features import Feature
 
 
 def infer_feature(name: str, column: np.ndarray) -> Feature:

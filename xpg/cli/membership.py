@@ -8,7 +8,7 @@
 
 FILE is a ``.xpg`` file, or a JSON model file with ``--instance``.  The report functions
 (:func:`member_report`, :func:`features_report`, :func:`smallest_report`) take an
-:class:`~xpg.xpgraph.ExplanationGraph` and return the JSON document and the text.
+:class:`~xpg.core.xpgraph.ExplanationGraph` and return the JSON document and the text.
 
 Examples
 --------
@@ -33,12 +33,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from xpg.cli import load_explanation_graph, positive_int
-from xpg.marco import ExplanationKind
-from xpg.membership import is_member
-from xpg.relevance import classify_features
-from xpg.smallest import smallest_axp, smallest_cxp
-from xpg.xpgraph import ExplanationGraph
+from xpg.cli.main import load_explanation_graph, positive_int
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.marco import ExplanationKind
+from xpg.explain.membership import is_member
+from xpg.explain.relevance import classify_features
+from xpg.explain.smallest import smallest_axp, smallest_cxp
 
 _NAME = {"axp": "AXp", "cxp": "CXp"}
 

@@ -42,9 +42,9 @@ from typing import Any
 
 import portion as P
 
-from xpg.compile.mdd import as_value_set, union
+from xpg.core.features import Feature, Literal, ValueSet, _bound, describe_values
+from xpg.core.valuesets import as_value_set, union
 from xpg.errors import InvalidModelError
-from xpg.features import Feature, Literal, ValueSet, _bound, describe_values
 
 
 def _fmt(x: float) -> str:

@@ -30,16 +30,11 @@ from typing import Literal
 import numpy as np
 from pysat.examples.hitman import Hitman
 
-from xpg.errors import InvalidGraphError
-from xpg.reach import tree_zero_path_masks
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import NotATreeError
+from xpg.explain.reach import tree_zero_path_masks
 
 HittingSetMethod = Literal["lbx", "sorted"]
-
-
-class NotATreeError(InvalidGraphError):
-    """A tree-only algorithm was given an explanation graph in which a node has several
-    parents."""
 
 
 def require_tree(xg: ExplanationGraph, algorithm: str) -> None:

@@ -2,7 +2,7 @@
 
 Examples
 --------
->>> from xpg.features import Feature
+>>> from xpg.core.features import Feature
 >>> instance_dict([Feature.boolean("a"), Feature.integer("n", 0, 3)], [1, 2])
 {'a': 1, 'n': 2}
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from xpg.core.features import Feature
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidGraphError, InvalidModelError
-from xpg.features import Feature
-from xpg.graph import DecisionGraph
 
 
 def instance_dict(

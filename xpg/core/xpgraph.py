@@ -7,8 +7,8 @@ decision graph (:meth:`ExplanationGraph.from_decision_graph`).
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.graph import DecisionGraph
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.graph import DecisionGraph
 >>> dg = DecisionGraph([Feature.real("x"), Feature.boolean("b")], classes=["no", "yes"])
 >>> dg.add_node(0, "x"); dg.add_node(1, "b"); dg.add_terminal(2, "no"); dg.add_terminal(3, "yes")
 >>> dg.add_edge(0, 2, Literal.le("x", 1.5)); dg.add_edge(0, 1, Literal.gt("x", 1.5))
@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidFeatureError, InvalidGraphError
-from xpg.graph import DecisionGraph
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ that the feature is needed.
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.compile.decision_list import DecisionList, Rule
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.models.decision_list import DecisionList, Rule
 >>> dl = DecisionList([Feature.boolean("a"), Feature.boolean("b"), Feature.boolean("c")],
 ...                   [0, 1], [Rule([Literal.eq("a", 1), Literal.eq("b", 1)], 1)], 0)
 >>> v = {"a": 1, "b": 1, "c": 0}
@@ -41,19 +41,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from typing import Literal as TypingLiteral
 
-from xpg.compile.instances import instance_dict
-from xpg.compile.tree import DecisionTree, compile_tree
-from xpg.errors import InvalidInstanceError, SolverClosedError, XpgError
-from xpg.features import Feature
-from xpg.graph import DecisionGraph
+from xpg.core.features import Feature
+from xpg.core.graph import DecisionGraph
+from xpg.core.instances import instance_dict
+from xpg.errors import InvalidInstanceError, SolverClosedError, VerificationError, XpgError
+from xpg.models.tree import DecisionTree, compile_tree
 from xpg.solvers.smt import SmtModel, encode_model
 
 Kind = TypingLiteral["axp", "cxp"]
 Failure = TypingLiteral["not-sufficient", "not-minimal", "not-contrastive"]
-
-
-class VerificationError(XpgError, RuntimeError):
-    """The SMT encoding and the model's own prediction disagree (a bug, never bad input)."""
 
 
 @dataclass(frozen=True)

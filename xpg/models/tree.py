@@ -11,7 +11,7 @@ the second branch of the root).
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
+>>> from xpg.core.features import Feature, Literal
 >>> feats = [Feature.real("income"), Feature.categorical("job", ["a", "b", "c"])]
 >>> tree = DecisionTree(feats, ["no", "yes"], Split("income", [
 ...     (Literal.le("income", 30.0), Leaf("no")),
@@ -35,11 +35,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from xpg.compile.instances import instance_dict
-from xpg.compile.sklearn_tree import from_sklearn_tree
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.core.instances import instance_dict
 from xpg.errors import InvalidGraphError, InvalidModelError
-from xpg.features import Feature, Literal
-from xpg.graph import DecisionGraph
 
 
 class Leaf:
@@ -248,11 +247,3 @@ def compile_tree(tree: DecisionTree) -> DecisionGraph:
             + (f" (and {len(err.violations) - 5} more)" if len(err.violations) > 5 else "")
         ) from None
     return dg
-
-
-def tree_from_sklearn(
-    estimator: Any, features: Sequence[Any] | None = None, classes: Sequence[Any] | None = None
-) -> DecisionTree:
-    """A scikit-learn tree as a :class:`DecisionTree` over the features (exact, see
-    :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`), e.g. to save it as JSON."""
-    return DecisionTree.from_decision_graph(from_sklearn_tree(estimator, features, classes))

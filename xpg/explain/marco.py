@@ -5,7 +5,7 @@ free) and the blocking clauses found so far.  Every model it returns yields
 exactly one new explanation: an AXp inside its fixed set when the prediction
 cannot change, otherwise a CXp inside its free set.  On graphs small enough,
 every CXp is first read off the graph in one pass (the minimal 0-edge variable
-sets of the paths to 0-terminals, :func:`~xpg.reach.zero_path_masks`) and
+sets of the paths to 0-terminals, :func:`~xpg.explain.reach.zero_path_masks`) and
 blocked, so every SAT model then yields a new AXp, shrunk with bit operations.
 Results stream out; a count or time budget stops the loop cleanly, and
 ``complete`` says whether the lists are whole.
@@ -38,10 +38,10 @@ from typing import Any, Literal
 
 from pysat.solvers import Minisat22, Solver, SolverNames
 
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
-from xpg.explain import axp_from_fixed, shrink_weak_cxp
-from xpg.reach import zero_edge_vars, zero_path, zero_path_masks
-from xpg.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import axp_from_fixed, shrink_weak_cxp
+from xpg.explain.reach import zero_edge_vars, zero_path, zero_path_masks
 
 ExplanationKind = Literal["axp", "cxp"]
 

@@ -1,7 +1,7 @@
 """Decision graphs: the model representation every compiler targets.
 
 A :class:`DecisionGraph` is a DAG with one root; each non-terminal node tests one
-feature, each edge carries a :class:`~xpg.features.Literal` on that feature, and
+feature, each edge carries a :class:`~xpg.core.features.Literal` on that feature, and
 each terminal holds a class.  :meth:`DecisionGraph.validate` checks the
 assumptions of Def. 2 of the core paper, which make explanation-graph reasoning
 sound: at every node the outgoing literals partition the values still possible
@@ -9,7 +9,7 @@ there, and no root-to-terminal path is inconsistent.
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
+>>> from xpg.core.features import Feature, Literal
 >>> dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
 >>> dg.add_node("r", "a"); dg.add_node("n", "b")
 >>> dg.add_terminal("t0", 0); dg.add_terminal("t1", 1)
@@ -33,8 +33,9 @@ from typing import Any
 import networkx as nx
 import portion as P
 
+from xpg.core.features import Feature, Literal, ValueSet, describe_values
+from xpg.core.valuesets import as_value_set
 from xpg.errors import InvalidGraphError, InvalidInstanceError
-from xpg.features import Feature, Literal, ValueSet, describe_values
 
 NodeId = Hashable
 
@@ -376,7 +377,7 @@ class DecisionGraph:
                     f"{where}: literal {lit} has values outside the domain of "
                     f"{feature.name!r}: {bad!r}"
                 )
-            elif feature.is_empty(feature.domain_set() & _literal_set(feature, lit)):
+            elif feature.is_empty(feature.domain_set() & as_value_set(feature, lit)):
                 out.append(
                     f"{where}: literal {lit} admits no value of the domain of {feature.name!r}"
                 )
@@ -396,7 +397,7 @@ class DecisionGraph:
                 continue
             feature = self.features[f]
             here = possible.get(f, feature.domain_set())
-            restricted = [(e, here & _literal_set(feature, self.edges[e][2])) for e in self._out[n]]
+            restricted = [(e, here & as_value_set(feature, self.edges[e][2])) for e in self._out[n]]
             covered: ValueSet = frozenset() if feature.is_discrete else P.empty()
             for k, (e, vals) in enumerate(restricted):
                 edge = f"edge {self._ids[n]!r} -> {self._ids[self.edges[e][1]]!r}"
@@ -458,7 +459,7 @@ class DecisionGraph:
                     p, c, lit = self.edges[e]
                     for s in states[n]:
                         if self._feature[n] == f:
-                            s = s & _literal_set(feature, lit)
+                            s = s & as_value_set(feature, lit)
                             if feature.is_empty(s):
                                 out.append(
                                     f"edge {self._ids[p]!r} -> {self._ids[c]!r}: some path through "
@@ -485,16 +486,6 @@ class DecisionGraph:
 # -- value-set algebra shared by the validation passes ---------------------------------------------
 def _as_frozenset(feature: Feature, values: frozenset) -> frozenset:
     return frozenset(v for v in values if feature.contains(v))
-
-
-def _literal_set(feature: Feature, lit: Literal) -> ValueSet:
-    """The literal's values as a set comparable with the feature's domain set."""
-    if feature.is_discrete or not lit.is_value_set:
-        return lit.allowed
-    out = P.empty()
-    for v in lit.allowed:
-        out |= P.singleton(v)
-    return out
 
 
 def _merge(parents: list[dict[int, ValueSet]]) -> dict[int, ValueSet]:

@@ -40,12 +40,12 @@ from typing import Any, Literal, get_args
 
 from pysat.examples.hitman import Hitman
 
-from xpg.explain import axp_from_fixed, shrink_weak_cxp
-from xpg.marco import ExplanationKind
-from xpg.membership import InvalidQueryError, check_kind, membership_route
-from xpg.reach import zero_edge_vars, zero_path
-from xpg.tree import require_tree, tree_cxp_sets
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import axp_from_fixed, shrink_weak_cxp
+from xpg.explain.marco import ExplanationKind
+from xpg.explain.membership import InvalidQueryError, check_kind, membership_route
+from xpg.explain.reach import zero_edge_vars, zero_path
+from xpg.explain.tree_xpg import require_tree, tree_cxp_sets
 
 SmallestMethod = Literal["tree-cxps", "implicit-hitting-set"]
 METHODS: tuple[str, ...] = get_args(SmallestMethod)
@@ -218,7 +218,7 @@ def smallest_axp(
     ------
     InvalidQueryError
         For an unknown method or a bad budget.
-    xpg.tree.NotATreeError
+    xpg.explain.tree_xpg.NotATreeError
         When ``"tree-cxps"`` is asked for on a graph that is not a tree.
     """
     return _smallest(xg, "axp", method, max_iterations, solver)

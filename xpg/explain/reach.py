@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.xpgraph import ExplanationGraph
 
 
 def _free_flags(xg: ExplanationGraph, free: Iterable[int]) -> bytearray:

@@ -5,7 +5,7 @@ of query have the same answer; they differ by the witness returned.  The route i
 one place, :func:`membership_route`:
 
 * ``"tree-polynomial"`` when the XpG is a tree: all CXps are listed in polynomial time
-  (Prop. 6, :mod:`xpg.tree`) and membership is read off the list (Prop. 9);
+  (Prop. 6, :mod:`xpg.explain.tree_xpg`) and membership is read off the list (Prop. 9);
 * ``"sat"`` otherwise: one SAT call on "some weak AXp ``S`` contains the feature and
   ``S`` minus the feature is not a weak AXp" (Prop. 8, :class:`xpg.solvers.sat.MembershipOracle`).
   By monotonicity of the XpG function every AXp inside such an ``S`` contains the feature,
@@ -34,20 +34,16 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from xpg.errors import SolverClosedError, XpgError
-from xpg.explain import axp_from_fixed, cxp_from_free
-from xpg.marco import ExplanationKind
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import InvalidQueryError, SolverClosedError
+from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free
+from xpg.explain.marco import ExplanationKind
+from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
 from xpg.solvers.sat import MembershipOracle
-from xpg.tree import bits_of, require_tree, tree_cxp_masks
-from xpg.xpgraph import ExplanationGraph
 
 Route = Literal["tree-polynomial", "sat"]
 ROUTES: tuple[str, ...] = get_args(Route)
 KINDS: tuple[str, ...] = get_args(ExplanationKind)
-
-
-class InvalidQueryError(XpgError, ValueError):
-    """A query option is not one of the accepted values (explanation kind, route)."""
 
 
 def check_kind(kind: str) -> None:
@@ -96,7 +92,7 @@ def choose_route(
     ------
     InvalidQueryError
         For a route outside ``"tree-polynomial"``, ``"sat"``.
-    xpg.tree.NotATreeError
+    xpg.explain.tree_xpg.NotATreeError
         When the tree route is asked for on a graph that is not a tree.
     """
     choice = membership_route(xg, kind)
@@ -191,7 +187,7 @@ class MembershipQueries:
     ------
     InvalidQueryError
         For a route outside the accepted values.
-    xpg.tree.NotATreeError
+    xpg.explain.tree_xpg.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
 
@@ -305,7 +301,7 @@ def is_member(
         When the graph has no such feature.
     InvalidQueryError
         For a kind or route outside the accepted values.
-    xpg.tree.NotATreeError
+    xpg.explain.tree_xpg.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
     check_kind(kind)

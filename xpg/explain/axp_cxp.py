@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidSeedError
-from xpg.reach import IncrementalReach, path_to_zero, zero_edge_vars, zero_path
-from xpg.xpgraph import ExplanationGraph
+from xpg.explain.reach import IncrementalReach, path_to_zero, zero_edge_vars, zero_path
 
 Seed = Iterable[str] | Iterable[int] | None
 

@@ -61,13 +61,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from xpg.explain import axp_from_fixed
-from xpg.marco import Enumerator, Explanation
-from xpg.membership import InvalidQueryError, Route, choose_route
-from xpg.reach import path_to_zero
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import axp_from_fixed
+from xpg.explain.marco import Enumerator, Explanation
+from xpg.explain.membership import InvalidQueryError, Route, choose_route
+from xpg.explain.reach import path_to_zero
+from xpg.explain.tree_xpg import tree_cxp_masks
 from xpg.solvers.sat import MembershipOracle
-from xpg.tree import tree_cxp_masks
-from xpg.xpgraph import ExplanationGraph
 
 FeatureClass = Literal["necessary", "relevant", "irrelevant"]
 Strategy = Literal["portfolio", "queries", "enumeration"]
@@ -195,7 +195,7 @@ def classify_features(
     ------
     InvalidQueryError
         For an unknown route or strategy.
-    xpg.tree.NotATreeError
+    xpg.explain.tree_xpg.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
     if strategy not in STRATEGIES:

@@ -19,11 +19,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg.compile.sklearn_tree import from_sklearn_tree
-from xpg.describe import axp_conditions, counterexample
-from xpg.explain import find_axp, find_cxp
-from xpg.features import real_features
-from xpg.marco import EnumerationResult, enumerate_explanations
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.features import real_features
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.axp_cxp import find_axp, find_cxp
+from xpg.explain.describe import axp_conditions, counterexample
+from xpg.explain.marco import EnumerationResult, enumerate_explanations
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "iris": load_iris}
 

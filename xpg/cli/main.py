@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from xpg import __version__
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidInstanceError, XpgError
-from xpg.explain import find_axp, find_cxp
-from xpg.graph import DecisionGraph
+from xpg.explain.axp_cxp import find_axp, find_cxp
+from xpg.explain.marco import Enumerator
 from xpg.io import load_model, read_xpg, write_xpg
-from xpg.marco import Enumerator
-from xpg.xpgraph import ExplanationGraph
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from xpg.demo import format_report, report_to_json, run_demo
+    from xpg.cli.demo import format_report, report_to_json, run_demo
 
     report = run_demo(args.dataset, args.instances, args.depth, args.seed)
     _emit(args, report_to_json(report), format_report(report))
@@ -257,9 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_registrations() -> list[Callable[[Any], None]]:
     """Sub-commands contributed by other modules of the package."""
-    from xpg import membership_cli, verify_cli
+    from xpg.cli import membership, verify
 
-    return [membership_cli.register, verify_cli.register, _register_bench]
+    return [membership.register, verify.register, _register_bench]
 
 
 def _register_bench(sub: Any) -> None:

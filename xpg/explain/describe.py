@@ -9,9 +9,9 @@ a terminal of another class.
 
 Examples
 --------
->>> from xpg.features import Feature, Literal
->>> from xpg.graph import DecisionGraph
->>> from xpg.xpgraph import ExplanationGraph
+>>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.graph import DecisionGraph
+>>> from xpg.core.xpgraph import ExplanationGraph
 >>> dg = DecisionGraph([Feature.real("x")], classes=["lo", "hi"])
 >>> dg.add_node(0, "x"); dg.add_terminal(1, "lo"); dg.add_terminal(2, "hi")
 >>> dg.add_edge(0, 1, Literal.le("x", 3.0)); dg.add_edge(0, 2, Literal.gt("x", 3.0))
@@ -30,11 +30,11 @@ from typing import Any
 
 import portion as P
 
+from xpg.core.features import Feature, ValueSet, describe_values
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidSeedError, XpgError
-from xpg.features import Feature, ValueSet, describe_values
-from xpg.graph import DecisionGraph
-from xpg.reach import zero_path
-from xpg.xpgraph import ExplanationGraph
+from xpg.explain.reach import zero_path
 
 
 def _source(xg: ExplanationGraph) -> tuple[DecisionGraph, list[Any]]:

@@ -21,10 +21,10 @@ import argparse
 import json
 from typing import Any
 
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
-from xpg.graph import DecisionGraph
 from xpg.io.model_json import read_model
-from xpg.verify import Verdict, Verifier
+from xpg.verify.verifier import Verdict, Verifier
 
 
 def _names(text: str) -> list[str]:
@@ -45,7 +45,7 @@ def _format(verdict: Verdict) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Handler of ``xpg verify``: 0 when the claim holds, 1 when it does not."""
-    from xpg.cli import parse_instance
+    from xpg.cli.main import parse_instance
 
     model: Any = read_model(args.model)
     if args.axp is None and args.cxp is None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import networkx as nx
 
-from xpg.xpgraph import ExplanationGraph
+from xpg.core.xpgraph import ExplanationGraph
 
 
 def _depths(xg: ExplanationGraph) -> list[int]:

@@ -1,0 +1,1 @@
+"""The ``xpg`` command line: :mod:`~xpg.cli.main` builds the parser and runs a command."""
