@@ -1,6 +1,6 @@
 """``xpg bench NAME [options]``: one entry point for every benchmark of this folder.
 
-``bench/`` is not installed with the package; ``xpg/cli.py`` imports this module only from a
+``bench/`` is not installed with the package; ``xpg/cli/main.py`` imports this module only from a
 checkout (the repository root on ``sys.path``) and otherwise tells the user to run from one
 (``python -m bench.<name>`` in the repository root).
 
