@@ -36,6 +36,7 @@ from xpg.core.instances import instance_dict
 from xpg.core.valuesets import as_value_set, literal_mismatch
 from xpg.errors import InvalidModelError
 from xpg.io.model_json import expect, literal_from_dict, literal_to_dict
+from xpg.models.protocol import check_label, checked_signature
 from xpg.solvers.smt import SmtModel, first_match
 
 if TYPE_CHECKING:
@@ -108,29 +109,17 @@ class DecisionList:
         rules: Sequence[Rule],
         default: Any,
     ) -> None:
-        self.features = list(features)
-        self.classes = list(classes)
+        self.features, self.classes, self.feature_index = checked_signature(
+            "decision list", features, classes
+        )
         self.rules = list(rules)
         self.default = default
-        self.feature_index = {f.name: i for i, f in enumerate(self.features)}
-        if len(self.feature_index) != len(self.features):
-            raise InvalidModelError("decision list: a feature name is declared twice")
-        if not self.classes or len(set(map(repr, self.classes))) != len(self.classes):
-            raise InvalidModelError(
-                f"decision list: expected distinct class labels, found {self.classes!r}"
-            )
         for i, rule in enumerate(self.rules):
             if not isinstance(rule, Rule):
                 raise InvalidModelError(f"rule {i}: expected a Rule, found {rule!r}")
-            self._check_label(rule.label, f"rule {i}")
+            check_label(rule.label, self.classes, f"rule {i}")
             self._check_conditions(rule.conditions, f"rule {i}")
-        self._check_label(default, "default rule")
-
-    def _check_label(self, label: Any, where: str) -> None:
-        if not any(label == c and type(label) is type(c) for c in self.classes):
-            raise InvalidModelError(
-                f"{where}: class {label!r} is not declared (classes: {self.classes!r})"
-            )
+        check_label(default, self.classes, "default rule")
 
     def _check_conditions(self, conditions: Sequence[Literal], where: str) -> None:
         possible: dict[str, ValueSet] = {}

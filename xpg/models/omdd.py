@@ -45,6 +45,7 @@ from xpg.core.instances import instance_dict
 from xpg.core.valuesets import union
 from xpg.errors import InvalidModelError
 from xpg.io.model_json import expect, node_id
+from xpg.models.protocol import check_label
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 
 NodeId = Hashable
@@ -112,10 +113,7 @@ class OMDD:
     def add_terminal(self, node_id: NodeId, label: Any) -> None:
         """A terminal predicting ``label``."""
         self._check_new(node_id)
-        if not any(label == c and type(label) is type(c) for c in self.classes):
-            raise InvalidModelError(
-                f"terminal {node_id!r}: unknown class {label!r} (declared: {self.classes!r})"
-            )
+        check_label(label, self.classes, f"terminal {node_id!r}")
         self._label[node_id] = label
 
     def add_node(

@@ -46,6 +46,7 @@ import numpy as np
 
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array
+from xpg.errors import InvalidModelError
 
 if TYPE_CHECKING:
     from xpg.solvers.smt import SmtModel
@@ -111,6 +112,34 @@ class Model(Protocol):
         model's own structure (not from its decision graph): what the verifier checks."""
 
 
+def checked_signature(
+    kind: str, features: Sequence[Feature], classes: Sequence[Any]
+) -> tuple[list[Feature], list[Any], dict[str, int]]:
+    """The features, the classes and the feature index (name -> position) of a model, checked:
+    distinct feature names, at least one class and distinct class labels.
+
+    Examples
+    --------
+    >>> checked_signature("a model", [Feature.boolean("a")], ["no", "yes"])[2]
+    {'a': 0}
+    """
+    feats, labels = list(features), list(classes)
+    index = {f.name: i for i, f in enumerate(feats)}
+    if len(index) != len(feats):
+        raise InvalidModelError(f"{kind}: a feature name is declared twice")
+    if not labels or len(set(map(repr, labels))) != len(labels):
+        raise InvalidModelError(f"{kind}: expected distinct class labels, found {labels!r}")
+    return feats, labels, index
+
+
+def check_label(label: Any, classes: Sequence[Any], where: str) -> None:
+    """Refuse a class label that is not declared (``True`` is not the class ``1``)."""
+    if not any(label == c and type(label) is type(c) for c in classes):
+        raise InvalidModelError(
+            f"{where}: class {label!r} is not declared (classes: {list(classes)!r})"
+        )
+
+
 def predict_rows(model: Model, X: Any) -> np.ndarray:
     """``model.predict`` on every row of ``X``: a loop, for kinds with no cheap vectorisation.
 
@@ -124,4 +153,4 @@ def predict_rows(model: Model, X: Any) -> np.ndarray:
     return label_array([model.predict(row) for row in M.tolist()])
 
 
-__all__ = ["Instance", "Model", "predict_rows"]
+__all__ = ["Instance", "Model", "check_label", "checked_signature", "predict_rows"]

@@ -46,6 +46,7 @@ from xpg.core.instances import instance_dict
 from xpg.core.valuesets import literal_mismatch
 from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.io.model_json import expect, literal_from_dict, literal_to_dict
+from xpg.models.protocol import check_label, checked_signature
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 
 
@@ -114,16 +115,10 @@ class DecisionTree:
     json_type: ClassVar[str] = "decision-tree"
 
     def __init__(self, features: Sequence[Feature], classes: Sequence[Any], root: Node) -> None:
-        self.features = list(features)
-        self.classes = list(classes)
+        self.features, self.classes, self.feature_index = checked_signature(
+            "decision tree", features, classes
+        )
         self.root = root
-        self.feature_index = {f.name: i for i, f in enumerate(self.features)}
-        if len(self.feature_index) != len(self.features):
-            raise InvalidModelError("decision tree: a feature name is declared twice")
-        if not self.classes or len(set(map(repr, self.classes))) != len(self.classes):
-            raise InvalidModelError(
-                f"decision tree: expected distinct class labels, found {self.classes!r}"
-            )
         for path, node in self.walk():
             self._check(path, node)
 
@@ -138,10 +133,7 @@ class DecisionTree:
 
     def _check(self, path: str, node: Any) -> None:
         if isinstance(node, Leaf):
-            if not any(node.label == c and type(node.label) is type(c) for c in self.classes):
-                raise InvalidModelError(
-                    f"leaf {path}: class {node.label!r} is not declared (classes: {self.classes!r})"
-                )
+            check_label(node.label, self.classes, f"leaf {path}")
             return
         if not isinstance(node, Split):
             raise InvalidModelError(f"node {path}: expected a Leaf or a Split, found {node!r}")
