@@ -26,7 +26,14 @@ from xpg.core.instances import instance_dict
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidModelError
 from xpg.explain import enumerate_explanations
-from xpg.io.model_json import load_model, model_to_dict, read_model, read_model_dict, save_model
+from xpg.io.model_json import (
+    compile_model,
+    load_model,
+    model_to_dict,
+    read_model,
+    read_model_dict,
+    save_model,
+)
 from xpg.models import (
     OBDD,
     OMDD,
@@ -41,8 +48,8 @@ from xpg.models import (
     register_model_kind,
     unregister_model_kind,
 )
-from xpg.solvers.smt import SmtModel
-from xpg.verify.verifier import verify_axp, verify_cxp
+from xpg.solvers.smt import SmtModel, encode_model
+from xpg.verify.verifier import Verifier, verify_axp, verify_cxp
 
 REAL_POINTS = (-1.0, 0.5, 1.5, 2.0, 2.5, 3.0, 30.0, 45.0)
 
@@ -321,3 +328,9 @@ def test_registration_checks_the_members() -> None:
     assert "incomplete" not in model_kinds()
     with pytest.raises(InvalidModelError, match="no model kind"):
         unregister_model_kind("incomplete")
+
+
+def test_objects_of_no_kind_are_refused() -> None:
+    for call in (compile_model, model_to_dict, encode_model, Verifier):
+        with pytest.raises(InvalidModelError, match="model kind"):
+            call(object())
