@@ -18,15 +18,12 @@ Examples
 >>> from xpg.core.features import Feature, Literal
 >>> from xpg.models.decision_list import DecisionList, Rule
 >>> feats = [Feature.boolean("x1"), Feature.boolean("x2")]
->>> dl = DecisionList(feats, [0, 1], [
-...     Rule([Literal.eq("x1", 1), Literal.eq("x2", 1)], 1),
-...     Rule([Literal.eq("x1", 0), Literal.eq("x2", 1)], 0)], default=0)
->>> print(dl)
-IF x1 = 1 AND x2 = 1 THEN 1
-ELSE IF x1 = 0 AND x2 = 1 THEN 0
-ELSE 0
->>> dg = compile_decision_list(dl)
+>>> dl = DecisionList(feats, [0, 1], [Rule([Literal.eq("x1", 1), Literal.eq("x2", 1)], 1)], 0)
+>>> dg = compile_decision_list(dl)                          # all boolean: a reduced OBDD
 >>> [dg.predict([a, b]) for a in (0, 1) for b in (0, 1)], len(dg)
+([0, 0, 0, 1], 4)
+>>> mdd = compile_decision_list(dl, method="mdd")           # the same function as an MDD
+>>> [mdd.predict([a, b]) for a in (0, 1) for b in (0, 1)], mdd.n_edges
 ([0, 0, 0, 1], 4)
 
 References

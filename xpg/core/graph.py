@@ -27,15 +27,19 @@ KR 2021, Def. 2 (decision graphs) and Props. 2-3.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import networkx as nx
+import numpy as np
 import portion as P
 
 from xpg.core.features import Feature, Literal, ValueSet, describe_values
 from xpg.core.valuesets import as_value_set
-from xpg.errors import InvalidGraphError, InvalidInstanceError
+from xpg.errors import InvalidGraphError, InvalidInstanceError, XpgError
+
+if TYPE_CHECKING:
+    from xpg.solvers.smt import SmtModel
 
 NodeId = Hashable
 
@@ -52,7 +56,12 @@ class DecisionGraph:
         The class labels.  When omitted, labels are collected as terminals are added.
     root : node id, optional
         The root.  When omitted, the root is the unique node without parents.
+
+    A decision graph is a model kind itself (JSON type ``decision-graph``, see
+    :mod:`xpg.models.protocol`): it compiles to itself.
     """
+
+    json_type: ClassVar[str] = "decision-graph"
 
     def __init__(
         self,
@@ -250,6 +259,58 @@ class DecisionGraph:
                 )
             node = self.edges[taken[0]][1]
         raise InvalidGraphError("the graph has a cycle (run validate())")
+
+    def predict_batch(self, X: Any) -> np.ndarray:
+        """Classes of the rows of ``X`` (values in feature order), one vectorised pass over the
+        nodes in topological order; the values are not checked against the domains.
+
+        Raises :class:`InvalidGraphError` when some row satisfies no outgoing literal or
+        several at a node (the graph does not partition the inputs).
+
+        Examples
+        --------
+        >>> from xpg.examples import paper_figure2
+        >>> paper_figure2().predict_batch(np.array([[0, 1, 2], [1, 1, 1]])).tolist()
+        ['R', 'G']
+        """
+        order = self._topological_order()
+        if order is None:
+            raise InvalidGraphError("the graph has a cycle (run validate())")
+        return route_rows(
+            batch_matrix(self.features, X),
+            self.feature_index,
+            self.index_of(self.root),
+            order,
+            lambda n: [(self.edges[e][1], self.edges[e][2]) for e in self._out[n]],
+            lambda n: self.classes[self._class[n]] if self._class[n] >= 0 else None,
+            lambda n: self._ids[n],
+        )
+
+    # -- the model protocol (xpg.models.protocol) ---------------------------------------------
+    def to_decision_graph(self) -> DecisionGraph:
+        """The graph itself (not checked again: :meth:`validate` checks Def. 2)."""
+        return self
+
+    def to_json_body(self) -> dict[str, Any]:
+        """The ``model`` object of the JSON format (``docs/model-format.md``)."""
+        from xpg.io.model_json import graph_to_body  # io builds on core, not the reverse
+
+        return graph_to_body(self)
+
+    @classmethod
+    def from_json_body(
+        cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
+    ) -> DecisionGraph:
+        """A graph from the ``model`` object of the JSON format (not yet validated)."""
+        from xpg.io.model_json import graph_from_body
+
+        return graph_from_body(body, features, classes)
+
+    def smt_encoding(self) -> SmtModel:
+        """The class of an input as an SMT term (:func:`xpg.solvers.smt.encode_decision_graph`)."""
+        from xpg.solvers.smt import encode_decision_graph
+
+        return encode_decision_graph(self)
 
     # -- views --------------------------------------------------------------------------------
     def to_networkx(self) -> nx.MultiDiGraph:
@@ -500,3 +561,96 @@ def _merge(parents: list[dict[int, ValueSet]]) -> dict[int, ValueSet]:
             acc = acc | d[f]
         merged[f] = acc
     return merged
+
+
+# -- batch prediction shared by the model kinds ----------------------------------------------
+def batch_matrix(features: Sequence[Feature], X: Any) -> np.ndarray:
+    """``X`` as a 2-D array with one column per feature (the values themselves unchecked).
+
+    Raises :class:`InvalidInstanceError` when the shape is wrong.
+    """
+    M = np.asarray(X)
+    if M.ndim != 2 or M.shape[1] != len(features):
+        raise InvalidInstanceError(
+            f"expected a 2-D array with {len(features)} columns (one per feature), "
+            f"found shape {M.shape}"
+        )
+    return M
+
+
+def literal_mask(column: np.ndarray, literal: Literal) -> np.ndarray:
+    """Which entries of ``column`` satisfy ``literal`` (vectorised).
+
+    Examples
+    --------
+    >>> literal_mask(np.array([1.0, 2.5, 4.0]), Literal.le("x", 2.5)).tolist()
+    [True, True, False]
+    """
+    if literal.is_value_set:
+        if column.dtype == object:
+            return np.fromiter((v in literal.allowed for v in column), bool, len(column))
+        return np.isin(column, np.asarray(list(literal.allowed), dtype=float))
+    col = column.astype(float)
+    out = np.zeros(len(col), dtype=bool)
+    for lo, hi, lo_in, hi_in in literal.intervals():
+        above = (col > lo) | (lo_in & (col == lo))
+        below = (col < hi) | (hi_in & (col == hi))
+        out |= above & below
+    return out
+
+
+def label_array(labels: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """Labels as a numpy array: numeric when they are all numbers, else of dtype object.
+
+    Examples
+    --------
+    >>> label_array([1, 0]).dtype.kind, label_array(["a", 1]).dtype.kind
+    ('i', 'O')
+    """
+    out = np.empty(len(labels), dtype=object)
+    out[:] = list(labels)
+    if all(isinstance(v, (int, float, np.integer, np.floating)) for v in out):
+        return np.asarray(out.tolist())
+    return out
+
+
+def route_rows(
+    X: np.ndarray,
+    feature_index: Mapping[str, int],
+    root: Hashable,
+    order: Sequence[Hashable],
+    branches: Callable[[Any], Sequence[tuple[Any, Literal]]],
+    label: Callable[[Any], Any],
+    name: Callable[[Any], Any] = lambda n: n,
+    error: type[XpgError] = InvalidGraphError,
+) -> np.ndarray:
+    """The labels of the rows of ``X`` under a diagram, each node visited once.
+
+    ``order`` lists the nodes parents first; ``branches(n)`` gives the ``(child, literal)``
+    pairs of a node (none for a terminal, whose class is ``label(n)``); ``name(n)`` is how an
+    error names a node.  The rows at a node are split by the literals of its branches, all
+    rows at once; a row satisfying no literal or several is refused with ``error``.
+    """
+    rows_at: dict[Any, list[np.ndarray]] = {root: [np.arange(len(X))]}
+    labels = np.empty(len(X), dtype=object)
+    for n in order:
+        parts = rows_at.pop(n, None)
+        if not parts:
+            continue
+        rows = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        out = branches(n)
+        if not out:
+            labels[rows] = label(n)
+            continue
+        taken = np.zeros(len(rows), dtype=int)
+        for child, lit in out:
+            sat = literal_mask(X[rows, feature_index[lit.feature]], lit)
+            rows_at.setdefault(child, []).append(rows[sat])
+            taken += sat
+        if (taken != 1).any():
+            bad = int(np.flatnonzero(taken != 1)[0])
+            raise error(
+                f"node {name(n)!r}: row {int(rows[bad])} satisfies {taken[bad]} outgoing "
+                "literals, expected exactly one"
+            )
+    return label_array(labels)

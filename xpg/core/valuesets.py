@@ -31,6 +31,27 @@ def as_value_set(feature: Feature, lit: Literal) -> ValueSet:
     return out
 
 
+def literal_mismatch(feature: Feature, lit: Literal) -> str | None:
+    """What makes ``lit`` unfit to test ``feature`` (``None``: nothing): an interval on a
+    discrete feature, or listed values outside the domain.
+
+    Examples
+    --------
+    >>> from xpg.core.features import Feature, Literal
+    >>> literal_mismatch(Feature.integer("n", 0, 3), Literal.isin("n", [2, 7]))
+    "value(s) [7] outside the domain of 'n'"
+    >>> literal_mismatch(Feature.boolean("b"), Literal.le("b", 0)) is not None
+    True
+    """
+    if feature.is_discrete and not lit.is_value_set:
+        return (
+            f"expected a value set for the {feature.kind} feature {feature.name!r}, "
+            f"found the interval {lit}"
+        )
+    bad = [v for v in lit.allowed if not feature.contains(v)] if lit.is_value_set else []
+    return f"value(s) {bad!r} outside the domain of {feature.name!r}" if bad else None
+
+
 def feature_cells(feature: Feature, sets: Iterable[ValueSet]) -> list[ValueSet]:
     """Partition the domain of ``feature`` into the cells that ``sets`` cannot split.
 
@@ -68,4 +89,4 @@ def union(feature: Feature, parts: Iterable[ValueSet]) -> ValueSet:
     return acc
 
 
-__all__ = ["as_value_set", "describe_values", "feature_cells", "union"]
+__all__ = ["as_value_set", "describe_values", "feature_cells", "literal_mismatch", "union"]

@@ -207,15 +207,20 @@ def _build(
         raise InvalidGraphError(f"{where}{err}", err.violations) from None
 
 
-def read_xpg(path: str | os.PathLike[str]) -> ExplanationGraph:
-    """Read a ``.xpg`` file (see the module docstring for the format)."""
+def read_text(path: str | os.PathLike[str], what: str = "text") -> str:
+    """The UTF-8 text of a file; a :class:`ParseError` naming the file when it cannot be read
+    or is not UTF-8 (``what`` says what was expected, e.g. ``"JSON text"``)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except OSError as err:
         raise ParseError(f"cannot read the file: {err.strerror}", path=str(path)) from None
     except UnicodeDecodeError:
-        raise ParseError("expected UTF-8 text, found binary data", path=str(path)) from None
-    return read_xpg_text(text, path=str(path))
+        raise ParseError(f"expected UTF-8 {what}, found binary data", path=str(path)) from None
+
+
+def read_xpg(path: str | os.PathLike[str]) -> ExplanationGraph:
+    """Read a ``.xpg`` file (see the module docstring for the format)."""
+    return read_xpg_text(read_text(path), path=str(path))
 
 
 def format_xpg(xg: ExplanationGraph) -> str:

@@ -1,14 +1,23 @@
-"""The model kinds xpg explains, each a class in its own module.
+"""The model kinds xpg explains, each a class in its own module, all with one interface.
 
-:mod:`~xpg.models.tree` (decision trees), :mod:`~xpg.models.decision_list` (decision lists),
-:mod:`~xpg.models.obdd` (OBDDs built with dd), :mod:`~xpg.models.omdd` (OMDDs given node by
-node) and :mod:`~xpg.models.feature_space` (several columns declared as one feature).
+:mod:`~xpg.models.protocol` (the interface, :class:`Model`), :mod:`~xpg.models.registry`
+(the kinds by JSON type name), :mod:`~xpg.models.tree` (decision trees),
+:mod:`~xpg.models.decision_list` (decision lists), :mod:`~xpg.models.obdd` (OBDDs built with
+dd), :mod:`~xpg.models.omdd` (OMDDs given node by node) and :mod:`~xpg.models.feature_space`
+(several columns declared as one feature).
 """
 
 from xpg.models.decision_list import DecisionList, Rule
 from xpg.models.feature_space import FeatureGroup, FeatureSpace
 from xpg.models.obdd import OBDD, from_bdd
 from xpg.models.omdd import OMDD
+from xpg.models.protocol import Model
+from xpg.models.registry import (
+    model_kind,
+    model_kinds,
+    register_model_kind,
+    unregister_model_kind,
+)
 from xpg.models.tree import DecisionTree, Leaf, Split, compile_tree
 
 __all__ = [
@@ -19,8 +28,13 @@ __all__ = [
     "FeatureGroup",
     "FeatureSpace",
     "Leaf",
+    "Model",
     "Rule",
     "Split",
     "compile_tree",
     "from_bdd",
+    "model_kind",
+    "model_kinds",
+    "register_model_kind",
+    "unregister_model_kind",
 ]

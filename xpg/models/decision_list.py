@@ -2,7 +2,7 @@
 
 The first rule whose conditions all hold decides; the default decides when none does.
 :meth:`DecisionList.to_decision_graph` compiles a list with
-:func:`~xpg.compile.decision_list.compile_decision_list`.
+:func:`~xpg.compile.decision_list.compile_decision_list` (JSON type ``decision-list``).
 
 Examples
 --------
@@ -26,12 +26,21 @@ Rivest. Learning decision lists. Machine Learning 1987.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
 
 from xpg.core.features import Feature, Literal, ValueSet
+from xpg.core.graph import batch_matrix, label_array, literal_mask
 from xpg.core.instances import instance_dict
-from xpg.core.valuesets import as_value_set
+from xpg.core.valuesets import as_value_set, literal_mismatch
 from xpg.errors import InvalidModelError
+from xpg.io.model_json import expect, literal_from_dict, literal_to_dict
+from xpg.models.protocol import check_label, checked_signature
+from xpg.solvers.smt import SmtModel, first_match
+
+if TYPE_CHECKING:
+    from xpg.core.graph import DecisionGraph
 
 
 class Rule:
@@ -91,6 +100,8 @@ class DecisionList:
         wrong kind, a rule whose conditions no input satisfies, an undeclared class.
     """
 
+    json_type: ClassVar[str] = "decision-list"
+
     def __init__(
         self,
         features: Sequence[Feature],
@@ -98,29 +109,17 @@ class DecisionList:
         rules: Sequence[Rule],
         default: Any,
     ) -> None:
-        self.features = list(features)
-        self.classes = list(classes)
+        self.features, self.classes, self.feature_index = checked_signature(
+            "decision list", features, classes
+        )
         self.rules = list(rules)
         self.default = default
-        self.feature_index = {f.name: i for i, f in enumerate(self.features)}
-        if len(self.feature_index) != len(self.features):
-            raise InvalidModelError("decision list: a feature name is declared twice")
-        if not self.classes or len(set(map(repr, self.classes))) != len(self.classes):
-            raise InvalidModelError(
-                f"decision list: expected distinct class labels, found {self.classes!r}"
-            )
         for i, rule in enumerate(self.rules):
             if not isinstance(rule, Rule):
                 raise InvalidModelError(f"rule {i}: expected a Rule, found {rule!r}")
-            self._check_label(rule.label, f"rule {i}")
+            check_label(rule.label, self.classes, f"rule {i}")
             self._check_conditions(rule.conditions, f"rule {i}")
-        self._check_label(default, "default rule")
-
-    def _check_label(self, label: Any, where: str) -> None:
-        if not any(label == c and type(label) is type(c) for c in self.classes):
-            raise InvalidModelError(
-                f"{where}: class {label!r} is not declared (classes: {self.classes!r})"
-            )
+        check_label(default, self.classes, "default rule")
 
     def _check_conditions(self, conditions: Sequence[Literal], where: str) -> None:
         possible: dict[str, ValueSet] = {}
@@ -133,18 +132,9 @@ class DecisionList:
                     f"(declared: {', '.join(self.feature_index)})"
                 )
             f = self.features[self.feature_index[lit.feature]]
-            if f.is_discrete and not lit.is_value_set:
-                raise InvalidModelError(
-                    f"{where}: condition {lit} is an interval on the {f.kind} feature "
-                    f"{f.name!r}; expected a value set"
-                )
-            if lit.is_value_set:
-                bad = [v for v in lit.allowed if not f.contains(v)]
-                if bad:
-                    raise InvalidModelError(
-                        f"{where}: condition {lit} has value(s) {bad!r} outside the domain of "
-                        f"{f.name!r}"
-                    )
+            problem = literal_mismatch(f, lit)
+            if problem:
+                raise InvalidModelError(f"{where}: condition {lit}: {problem}")
             here = possible.get(f.name, f.domain_set()) & as_value_set(f, lit)
             if f.is_empty(here):
                 raise InvalidModelError(
@@ -165,6 +155,89 @@ class DecisionList:
             if rule.fires(values):
                 return rule.label
         return self.default
+
+    def predict_batch(self, X: Any) -> np.ndarray:
+        """The classes of the rows of ``X`` (values in feature order, unchecked), vectorised:
+        each rule takes, all at once, the rows no earlier rule took and it fires on."""
+        M = batch_matrix(self.features, X)
+        labels = np.empty(len(M), dtype=object)
+        open_rows = np.ones(len(M), dtype=bool)
+        for rule in self.rules:
+            fires = open_rows.copy()
+            for lit in rule.conditions:
+                fires &= literal_mask(M[:, self.feature_index[lit.feature]], lit)
+            labels[fires] = rule.label
+            open_rows &= ~fires
+        labels[open_rows] = self.default
+        return label_array(labels)
+
+    def validate(self) -> None:
+        """Nothing to do: a list is checked when built and always has a first rule that fires
+        (or the default)."""
+
+    def to_decision_graph(self) -> DecisionGraph:
+        """The decision graph of the list, by
+        :func:`~xpg.compile.decision_list.compile_decision_list` (its default method)."""
+        from xpg.compile.decision_list import compile_decision_list  # the compiler imports us
+
+        return compile_decision_list(self)
+
+    def to_json_body(self) -> dict[str, Any]:
+        """``{"type": "decision-list", "rules": [...], "default": c}``."""
+        return {
+            "type": self.json_type,
+            "rules": [
+                {
+                    "if": [{"feature": c.feature, **literal_to_dict(c)} for c in r.conditions],
+                    "then": r.label,
+                }
+                for r in self.rules
+            ],
+            "default": self.default,
+        }
+
+    @classmethod
+    def from_json_body(
+        cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
+    ) -> DecisionList:
+        """The list of a ``decision-list`` object."""
+        by_name = {f.name for f in features}
+        rules_doc: Any = body.get("rules")
+        expect(isinstance(rules_doc, list), "model.rules", "expected a list of rules")
+        expect("default" in body, "model", "expected a 'default' class")
+        rules = []
+        for i, r in enumerate(rules_doc):
+            where = f"model.rules[{i}]"
+            expect(
+                isinstance(r, dict) and "if" in r and "then" in r,
+                where,
+                "expected an object with 'if' (a list of conditions) and 'then' (a class)",
+            )
+            expect(isinstance(r["if"], list), f"{where}.if", "expected a list of conditions")
+            conds = []
+            for k, c in enumerate(r["if"]):
+                cw = f"{where}.if[{k}]"
+                expect(isinstance(c, dict) and "feature" in c, cw, "expected a 'feature'")
+                expect(
+                    c["feature"] in by_name,
+                    cw,
+                    f"unknown feature {c['feature']!r} (declared: {', '.join(sorted(by_name))})",
+                )
+                conds.append(literal_from_dict(c["feature"], c, cw))
+            rules.append(Rule(conds, r["then"]))
+        return cls(features, classes, rules, body["default"])
+
+    def smt_encoding(self) -> SmtModel:
+        """The class of an input as an SMT term: the first rule whose conditions hold, else
+        the default."""
+        enc = SmtModel(self.features, self.classes, self.predict)
+        m = enc.mgr
+        cases = [
+            (m.And([enc.literal(lit) for lit in r.conditions]), m.Int(enc.class_index(r.label)))
+            for r in self.rules
+        ]
+        enc.class_term = first_match(enc, cases, m.Int(enc.class_index(self.default)))
+        return enc
 
     def __len__(self) -> int:
         return len(self.rules) + 1

@@ -31,17 +31,23 @@ Classifiers. KR 2021, Sec. 2 and 7.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
+from pysmt.fnode import FNode
 
 from xpg.compile.bdd import bdd_manager, cofactors, manager_order
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidModelError
+from xpg.models.omdd import OMDD
+from xpg.models.protocol import predict_rows
+from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 
 
 class OBDD:
-    """A classifier given by dd BDDs over boolean features.
+    """A classifier given by dd BDDs over boolean features (JSON type ``obdd``).
 
     Parameters
     ----------
@@ -55,6 +61,8 @@ class OBDD:
         With one function: the (false, true) labels, default ``(0, 1)``.  With a mapping: the
         labels in order (default: the mapping's keys).
     """
+
+    json_type: ClassVar[str] = "obdd"
 
     def __init__(
         self,
@@ -136,6 +144,103 @@ class OBDD:
             if self.bdd.let(assignment, f) == self.bdd.true:
                 return label
         raise InvalidModelError("no class function holds on this input")  # excluded at init
+
+    def predict_batch(self, X: Any) -> np.ndarray:
+        """The classes of the rows of ``X``: a loop over the rows, each evaluated by dd (dd
+        evaluates one assignment at a time)."""
+        return predict_rows(self, X)
+
+    def validate(self) -> None:
+        """Nothing to do: the class functions are checked to partition the inputs when built."""
+
+    def to_omdd(self) -> OMDD:
+        """The same diagram as an :class:`~xpg.models.omdd.OMDD` (complemented edges expanded,
+        node ids of :meth:`to_decision_graph`)."""
+        dg = self.to_decision_graph()
+        omdd = OMDD(self.features, self.classes, order=self.order, root=dg.root)
+        for n in dg.nodes:
+            f = dg.feature_of(n)
+            if f is None:
+                omdd.add_terminal(n, dg.class_of(n))
+            else:
+                omdd.add_node(n, f, [(sorted(lit.allowed), c) for c, lit in dg.children(n)])
+        return omdd
+
+    def to_json_body(self) -> dict[str, Any]:
+        """The ``obdd`` object of :meth:`to_omdd` (``low``/``high`` children)."""
+        return self.to_omdd().to_json_body()
+
+    @classmethod
+    def from_json_body(
+        cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
+    ) -> OBDD:
+        """dd functions (``dd.autoref``, variables in ``order``) of an ``obdd`` object.
+
+        The registry reads ``obdd`` documents as :class:`~xpg.models.omdd.OMDD`; this is for
+        callers who want the dd functions back.
+        """
+        omdd = OMDD.from_json_body({**body, "type": "obdd"}, features, classes)
+        bdd = bdd_manager(omdd.order)
+        funcs: dict[Any, list[Any]] = {}  # node -> one function per class
+        for n in postorder(omdd.root, lambda n: list(omdd.children(n).values())):
+            f = omdd.feature_of(n)
+            if f is None:
+                label = omdd.class_of(n)
+                funcs[n] = [
+                    bdd.true if c == label and type(c) is type(label) else bdd.false
+                    for c in omdd.classes
+                ]
+            else:
+                lo, hi = omdd.children(n)[0], omdd.children(n)[1]
+                x = bdd.var(f)
+                funcs[n] = [bdd.ite(x, h, low) for low, h in zip(funcs[lo], funcs[hi], strict=True)]
+        per_class = funcs[omdd.root]
+        if len(omdd.classes) == 2:
+            return cls(per_class[1], features, omdd.classes)
+        return cls(dict(zip(omdd.classes, per_class, strict=True)), features, omdd.classes)
+
+    def smt_encoding(self) -> SmtModel:
+        """The class of an input as an SMT term, read from dd's nodes: ``ITE(var, high, low)``
+        per regular node, a complemented reference as the negation of its node."""
+        enc = SmtModel(self.features, self.classes, self.predict)
+        m = enc.mgr
+        bdd = self.bdd
+        regular: dict[int, Any] = {}
+        for f in self.functions:
+            r = ~f if f.negated else f
+            regular.setdefault(int(r), r)
+
+        def kids(k: int) -> list[int]:
+            r = regular[k]
+            if r.var is None:
+                return []
+            out = []
+            for c in (r.low, r.high):
+                rc = ~c if c.negated else c
+                regular.setdefault(int(rc), rc)
+                out.append(int(rc))
+            return out
+
+        formula: dict[int, FNode] = {}
+
+        def ref(u: Any) -> FNode:
+            r = ~u if u.negated else u
+            body = formula[int(r)]
+            return m.Not(body) if u.negated else body
+
+        for root in list(regular):
+            for k in postorder(root, kids):
+                if k in formula:
+                    continue
+                r = regular[k]
+                if r.var is None:
+                    formula[k] = m.Bool(r == bdd.true)
+                else:
+                    formula[k] = m.Ite(enc.is_value(r.var, 1), ref(r.high), ref(r.low))
+        enc.class_term = first_match(
+            enc, [(ref(f), m.Int(i)) for i, f in enumerate(self.functions)], m.Int(UNDEFINED)
+        )
+        return enc
 
     def to_decision_graph(self) -> DecisionGraph:
         """The reduced OBDD as a decision graph (complemented edges expanded).

@@ -33,15 +33,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+import numpy as np
 import portion as P
+from pysmt.fnode import FNode
 
 from xpg.core.features import Feature, Literal
-from xpg.core.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
 from xpg.core.valuesets import union
 from xpg.errors import InvalidModelError
+from xpg.io.model_json import expect, node_id
+from xpg.models.protocol import check_label
+from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 
 NodeId = Hashable
 
@@ -59,7 +64,9 @@ def finite_values(feature: Feature) -> tuple[Any, ...]:
 
 
 class OMDD:
-    """An ordered multi-valued decision diagram given node by node.
+    """An ordered multi-valued decision diagram given node by node (JSON type ``omdd``; an
+    ``obdd`` document is read into an OMDD over boolean features, and an OMDD over boolean
+    features is written as one).
 
     Parameters
     ----------
@@ -73,6 +80,8 @@ class OMDD:
     root : node id, optional
         Default: the unique node without parents.
     """
+
+    json_type: ClassVar[str] = "omdd"
 
     def __init__(
         self,
@@ -104,10 +113,7 @@ class OMDD:
     def add_terminal(self, node_id: NodeId, label: Any) -> None:
         """A terminal predicting ``label``."""
         self._check_new(node_id)
-        if not any(label == c and type(label) is type(c) for c in self.classes):
-            raise InvalidModelError(
-                f"terminal {node_id!r}: unknown class {label!r} (declared: {self.classes!r})"
-            )
+        check_label(label, self.classes, f"terminal {node_id!r}")
         self._label[node_id] = label
 
     def add_node(
@@ -236,6 +242,104 @@ class OMDD:
             node = self._children[node][values[self._feature[node]]]
         raise InvalidModelError("a path is longer than the order (run check())")
 
+    def predict_batch(self, X: Any) -> np.ndarray:
+        """The classes of the rows of ``X`` (values in feature order, unchecked), vectorised:
+        the rows at each node are divided by the value of its feature, all at once."""
+        self.check()
+        inner = sorted(self._feature, key=lambda n: self.level[self._feature[n]])
+        return route_rows(
+            batch_matrix(self.features, X),
+            self.feature_index,
+            self.root,
+            inner + list(self._label),
+            lambda n: [
+                (c, Literal.eq(self._feature[n], v)) for v, c in self._children.get(n, {}).items()
+            ],
+            self._label.__getitem__,
+            error=InvalidModelError,
+        )
+
+    def validate(self) -> None:
+        """Refuse unknown children, unreachable nodes and edges against the order."""
+        self.check()
+
+    def to_json_body(self) -> dict[str, Any]:
+        """The ``omdd`` object, or the ``obdd`` one (``low``/``high``) when every feature is
+        boolean."""
+        boolean = all(f.kind == "boolean" for f in self.features)
+        nodes: list[dict[str, Any]] = []
+        for n in self.nodes:
+            f = self.feature_of(n)
+            if f is None:
+                nodes.append({"id": n, "class": self.class_of(n)})
+                continue
+            kids = self.children(n)
+            if boolean:
+                nodes.append({"id": n, "feature": f, "low": kids[0], "high": kids[1]})
+            else:
+                grouped: dict[Any, list[Any]] = {}
+                for v, c in kids.items():
+                    grouped.setdefault(c, []).append(v)
+                children = [{"in": vs, "to": c} for c, vs in grouped.items()]
+                nodes.append({"id": n, "feature": f, "children": children})
+        return {
+            "type": "obdd" if boolean else "omdd",
+            "order": list(self.order),
+            "root": self.root,
+            "nodes": nodes,
+        }
+
+    @classmethod
+    def from_json_body(
+        cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
+    ) -> OMDD:
+        """The diagram of an ``omdd`` object, or of an ``obdd`` one (``body["type"]``)."""
+        obdd = body.get("type") == "obdd"
+        nodes: Any = body.get("nodes")
+        expect(isinstance(nodes, list) and bool(nodes), "model.nodes", "expected a list of nodes")
+        if obdd:
+            not_bool = [f.name for f in features if f.kind != "boolean"]
+            expect(not not_bool, "features", f"an OBDD has boolean features only, found {not_bool}")
+        order = body.get("order")
+        expect(
+            order is None or (isinstance(order, list) and all(isinstance(o, str) for o in order)),
+            "model.order",
+            f"expected a list of feature names, found {order!r}",
+        )
+        omdd = cls(features, classes, order=order, root=body.get("root"))
+        for i, d in enumerate(nodes):
+            where = f"model.nodes[{i}]"
+            expect(isinstance(d, dict) and "id" in d, where, "expected an object with an 'id'")
+            nid = node_id(d["id"], f"{where}.id")
+            if "class" in d:
+                omdd.add_terminal(nid, d["class"])
+                continue
+            expect("feature" in d, where, "expected a 'feature' (or a 'class' for a terminal)")
+            try:
+                omdd.add_node(nid, d["feature"], _children_from_dict(d, where, obdd))
+            except InvalidModelError as err:
+                raise InvalidModelError(f"{where}: {err}") from None
+        omdd.check()
+        return omdd
+
+    def smt_encoding(self) -> SmtModel:
+        """The class of an input as an SMT term: the child of the tested value."""
+        enc = SmtModel(self.features, self.classes, self.predict)
+        m = enc.mgr
+        terms: dict[Any, FNode] = {}
+        for n in postorder(self.root, lambda n: list(self.children(n).values())):
+            f = self.feature_of(n)
+            if f is None:
+                terms[n] = m.Int(enc.class_index(self.class_of(n)))
+            else:
+                terms[n] = first_match(
+                    enc,
+                    [(enc.is_value(f, v), terms[c]) for v, c in self.children(n).items()],
+                    m.Int(UNDEFINED),
+                )
+        enc.class_term = terms[self.root]
+        return enc
+
     def to_decision_graph(self) -> DecisionGraph:
         """The decision graph: one node per node, edges to one child merged into a value set."""
         self.check()
@@ -258,6 +362,25 @@ class OMDD:
                 )
                 dg.add_edge(n, c, lit)
         return dg
+
+
+def _children_from_dict(d: Mapping[str, Any], where: str, obdd: bool) -> Any:
+    """The children of a node object: ``low``/``high`` (obdd) or ``children`` (omdd)."""
+    if obdd:
+        expect("low" in d and "high" in d, where, "expected 'low' and 'high' children")
+        return {0: node_id(d["low"], where), 1: node_id(d["high"], where)}
+    kids: Any = d.get("children")
+    expect(isinstance(kids, list), where, "expected a 'children' list")
+    children = []
+    for k, c in enumerate(kids):
+        cw = f"{where}.children[{k}]"
+        expect(
+            isinstance(c, dict) and isinstance(c.get("in"), list) and "to" in c,
+            cw,
+            "expected {'in': [values], 'to': id}",
+        )
+        children.append((c["in"], node_id(c["to"], cw)))
+    return children
 
 
 __all__ = ["OMDD", "finite_values"]

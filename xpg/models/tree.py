@@ -20,9 +20,11 @@ Examples
 ...         (Literal.isin("job", ["b", "c"]), Leaf("yes"))]))]))
 >>> tree.predict({"income": 45.0, "job": "c"})
 'yes'
->>> dg = compile_tree(tree)
+>>> dg = tree.to_decision_graph()
 >>> dg.predict({"income": 45.0, "job": "c"}), dg.nodes[:3]
 ('yes', ['root', 'root/0', 'root/1'])
+>>> tree.to_json_body()["root"]["branches"][0]
+{'le': 30.0, 'node': {'class': 'no'}}
 
 References
 ----------
@@ -33,12 +35,19 @@ KR 2021, Sec. 2 (decision trees) and Def. 2.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
+from pysmt.fnode import FNode
 
 from xpg.core.features import Feature, Literal
-from xpg.core.graph import DecisionGraph
+from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
+from xpg.core.valuesets import literal_mismatch
 from xpg.errors import InvalidGraphError, InvalidModelError
+from xpg.io.model_json import expect, literal_from_dict, literal_to_dict
+from xpg.models.protocol import check_label, checked_signature
+from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 
 
 class Leaf:
@@ -88,7 +97,7 @@ Node = Leaf | Split
 
 
 class DecisionTree:
-    """A decision tree over declared features.
+    """A decision tree over declared features (JSON type ``decision-tree``).
 
     Parameters
     ----------
@@ -103,17 +112,13 @@ class DecisionTree:
         kind, a value outside the declared domain, an undeclared class, a split without branches.
     """
 
+    json_type: ClassVar[str] = "decision-tree"
+
     def __init__(self, features: Sequence[Feature], classes: Sequence[Any], root: Node) -> None:
-        self.features = list(features)
-        self.classes = list(classes)
+        self.features, self.classes, self.feature_index = checked_signature(
+            "decision tree", features, classes
+        )
         self.root = root
-        self.feature_index = {f.name: i for i, f in enumerate(self.features)}
-        if len(self.feature_index) != len(self.features):
-            raise InvalidModelError("decision tree: a feature name is declared twice")
-        if not self.classes or len(set(map(repr, self.classes))) != len(self.classes):
-            raise InvalidModelError(
-                f"decision tree: expected distinct class labels, found {self.classes!r}"
-            )
         for path, node in self.walk():
             self._check(path, node)
 
@@ -128,10 +133,7 @@ class DecisionTree:
 
     def _check(self, path: str, node: Any) -> None:
         if isinstance(node, Leaf):
-            if not any(node.label == c and type(node.label) is type(c) for c in self.classes):
-                raise InvalidModelError(
-                    f"leaf {path}: class {node.label!r} is not declared (classes: {self.classes!r})"
-                )
+            check_label(node.label, self.classes, f"leaf {path}")
             return
         if not isinstance(node, Split):
             raise InvalidModelError(f"node {path}: expected a Leaf or a Split, found {node!r}")
@@ -147,17 +149,9 @@ class DecisionTree:
             where = f"split {path}, branch {i}"
             if not isinstance(lit, Literal) or lit.feature != f.name:
                 raise InvalidModelError(f"{where}: expected a literal over {f.name!r}, found {lit}")
-            if f.is_discrete and not lit.is_value_set:
-                raise InvalidModelError(
-                    f"{where}: expected a value set for the {f.kind} feature {f.name!r}, "
-                    f"found the interval {lit}"
-                )
-            if lit.is_value_set:
-                bad = [v for v in lit.allowed if not f.contains(v)]
-                if bad:
-                    raise InvalidModelError(
-                        f"{where}: value(s) {bad!r} outside the domain of {f.name!r}"
-                    )
+            problem = literal_mismatch(f, lit)
+            if problem:
+                raise InvalidModelError(f"{where}: {problem}")
 
     def predict(self, instance: Mapping[str, Any] | Sequence[Any]) -> Any:
         """The class of an instance: follow the branch whose literal holds at each split."""
@@ -173,6 +167,105 @@ class DecisionTree:
                 )
             node, path = node.branches[taken[0]][1], f"{path}/{taken[0]}"
         return node.label
+
+    def predict_batch(self, X: Any) -> np.ndarray:
+        """The classes of the rows of ``X`` (values in feature order, unchecked), vectorised:
+        the rows at each split are divided by its branch literals, all at once."""
+        nodes = dict(self.walk())
+        return route_rows(
+            batch_matrix(self.features, X),
+            self.feature_index,
+            "root",
+            list(nodes),
+            lambda p: _branches(p, nodes[p]),
+            lambda p: nodes[p].label,  # type: ignore[union-attr]
+            error=InvalidModelError,
+        )
+
+    def validate(self) -> None:
+        """Refuse overlapping or missing branches and impossible ones (see :func:`compile_tree`)."""
+        compile_tree(self)
+
+    def to_decision_graph(self) -> DecisionGraph:
+        """The decision graph of the tree (see :func:`compile_tree`)."""
+        return compile_tree(self)
+
+    def to_json_body(self) -> dict[str, Any]:
+        """``{"type": "decision-tree", "root": NODE}`` (see ``docs/model-format.md``)."""
+
+        def node(n: Node) -> dict[str, Any]:
+            if isinstance(n, Leaf):
+                return {"class": n.label}
+            return {
+                "feature": n.feature,
+                "branches": [{**literal_to_dict(lit), "node": node(s)} for lit, s in n.branches],
+            }
+
+        # an iterative writer would need an explicit stack; trees deeper than Python's
+        # recursion limit are refused by a clear error rather than a RecursionError
+        if self.depth > 900:
+            raise InvalidModelError(
+                f"decision tree of depth {self.depth}: too deep to write as JSON"
+            )
+        return {"type": self.json_type, "root": node(self.root)}
+
+    @classmethod
+    def from_json_body(
+        cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
+    ) -> DecisionTree:
+        """The tree of a ``decision-tree`` object."""
+        by_name = {f.name for f in features}
+
+        def node(d: Any, where: str) -> Node:
+            expect(isinstance(d, dict), where, f"expected a node object, found {d!r}")
+            expect(
+                ("class" in d) != ("feature" in d),
+                where,
+                "a node has either a 'class' (leaf) or a 'feature' with 'branches' (split)",
+            )
+            if "class" in d:
+                return Leaf(d["class"])
+            feature = d["feature"]
+            expect(
+                feature in by_name,
+                where,
+                f"unknown feature {feature!r} (declared: {', '.join(sorted(by_name))})",
+            )
+            branches = d.get("branches")
+            expect(
+                isinstance(branches, list) and bool(branches),
+                where,
+                "expected a non-empty 'branches' list",
+            )
+            out = []
+            for i, b in enumerate(branches):
+                bw = f"{where}.branches[{i}]"
+                expect(isinstance(b, dict) and "node" in b, bw, "expected an object with a 'node'")
+                out.append((literal_from_dict(feature, b, bw), node(b["node"], f"{bw}.node")))
+            return Split(feature, out)
+
+        expect("root" in body, "model", "expected a 'root' node")
+        return cls(features, classes, node(body["root"], "model.root"))
+
+    def smt_encoding(self) -> SmtModel:
+        """The class of an input as an SMT term: the subtree of the branch whose literal holds
+        (``-1`` where no branch does)."""
+        enc = SmtModel(self.features, self.classes, self.predict)
+        m = enc.mgr
+        nodes = dict(self.walk())
+        terms: dict[str, FNode] = {}
+        for path in postorder("root", lambda p: [c for c, _ in _branches(p, nodes[p])]):
+            node = nodes[path]
+            if isinstance(node, Leaf):
+                terms[path] = m.Int(enc.class_index(node.label))
+            else:
+                terms[path] = first_match(
+                    enc,
+                    [(enc.literal(lit), terms[c]) for c, lit in _branches(path, node)],
+                    m.Int(UNDEFINED),
+                )
+        enc.class_term = terms["root"]
+        return enc
 
     @property
     def depth(self) -> int:
@@ -196,8 +289,7 @@ class DecisionTree:
                 "expected a decision graph that is a tree (a node has two parents)"
             )
         built: dict[Any, Node] = {}
-        order = [n for n in _postorder(dg)]
-        for n in order:
+        for n in postorder(dg.root, lambda n: [c for c, _ in dg.children(n)]):
             if dg.is_terminal(n):
                 built[n] = Leaf(dg.class_of(n))
             else:
@@ -207,16 +299,11 @@ class DecisionTree:
         return cls(dg.features, dg.classes, built[dg.root])
 
 
-def _postorder(dg: DecisionGraph) -> list[Any]:
-    out, stack = [], [(dg.root, False)]
-    while stack:
-        n, done = stack.pop()
-        if done:
-            out.append(n)
-            continue
-        stack.append((n, True))
-        stack += [(c, False) for c, _ in dg.children(n)]
-    return out
+def _branches(path: str, node: Node) -> list[tuple[str, Literal]]:
+    """The ``(child path, literal)`` pairs of a node (none for a leaf)."""
+    if isinstance(node, Leaf):
+        return []
+    return [(f"{path}/{i}", lit) for i, (lit, _) in enumerate(node.branches)]
 
 
 def compile_tree(tree: DecisionTree) -> DecisionGraph:

@@ -33,84 +33,17 @@ from typing import Any
 import numpy as np
 
 from xpg.compile.sklearn_tree import from_sklearn_tree
-from xpg.core.features import Feature, Literal
+from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidGraphError, InvalidModelError
+from xpg.errors import InvalidModelError
+from xpg.models.protocol import Model
 from xpg.probabilistic.distributions import instance_row, matrix_dtype
 
 
-def literal_mask(column: np.ndarray, literal: Literal) -> np.ndarray:
-    """Which entries of ``column`` satisfy ``literal`` (vectorised)."""
-    if literal.is_value_set:
-        allowed = list(literal.allowed)
-        if column.dtype == object:
-            return np.fromiter((v in literal.allowed for v in column), bool, len(column))
-        return np.isin(column, np.asarray(allowed, dtype=float))
-    col = column.astype(float)
-    out = np.zeros(len(col), dtype=bool)
-    for lo, hi, lo_in, hi_in in literal.intervals():
-        above = (col > lo) | (lo_in & (col == lo))
-        below = (col < hi) | (hi_in & (col == hi))
-        out |= above & below
-    return out
-
-
 def predict_graph(dg: DecisionGraph, X: np.ndarray) -> np.ndarray:
-    """Classes of the rows of ``X`` under a decision graph, one vectorised pass over its nodes.
-
-    Raises :class:`~xpg.errors.InvalidGraphError` when some row satisfies no outgoing literal
-    or several at a node (the graph does not partition the inputs).
-    """
-    nodes = dg.nodes
-    n_nodes = len(nodes)
-    out_edges: list[list[int]] = [[] for _ in range(n_nodes)]
-    in_degree = [0] * n_nodes
-    for e, (p, c, _) in enumerate(dg.edges):
-        out_edges[p].append(e)
-        in_degree[c] += 1
-    order, stack = [], [dg.index_of(dg.root)]
-    while stack:  # Kahn's algorithm from the root
-        u = stack.pop()
-        order.append(u)
-        for e in out_edges[u]:
-            c = dg.edges[e][1]
-            in_degree[c] -= 1
-            if in_degree[c] == 0:
-                stack.append(c)
-    at = np.full(len(X), dg.index_of(dg.root))
-    labels = np.empty(len(X), dtype=object)
-    for u in order:
-        rows = np.flatnonzero(at == u)
-        if len(rows) == 0:
-            continue
-        if not out_edges[u]:
-            labels[rows] = dg.class_of(nodes[u])
-            continue
-        name = dg.feature_of(nodes[u])
-        assert name is not None  # a node with children tests a feature (Def. 2)
-        column = np.asarray(X)[rows, dg.feature_index[name]]
-        taken = np.zeros(len(rows), dtype=int)
-        for e in out_edges[u]:
-            sat = literal_mask(column, dg.edges[e][2])
-            at[rows[sat]] = dg.edges[e][1]
-            taken += sat
-        if (taken != 1).any():
-            bad = rows[taken != 1][0]
-            raise InvalidGraphError(
-                f"node {nodes[u]!r}: row {bad} satisfies {taken[taken != 1][0]} outgoing "
-                "literals, expected exactly one (run validate())"
-            )
-    return _as_label_array(labels)
-
-
-def _as_label_array(labels: np.ndarray) -> np.ndarray:
-    """Object labels as a plain numpy array when they are all numbers."""
-    try:
-        if all(isinstance(v, (int, float, np.integer, np.floating)) for v in labels):
-            return np.asarray(labels.tolist())
-    except TypeError:
-        pass
-    return labels
+    """Classes of the rows of ``X`` under a decision graph (:meth:`DecisionGraph.predict_batch`,
+    one vectorised pass over its nodes)."""
+    return dg.predict_batch(X)
 
 
 class BlackBox:
@@ -118,12 +51,14 @@ class BlackBox:
 
     Parameters
     ----------
-    model : callable, estimator or DecisionGraph
+    model : callable, estimator or model kind
         A function mapping an ``(n, d)`` array to ``n`` labels, an object with a ``predict``
-        method (any scikit-learn classifier), or a compiled decision graph.
+        method (any scikit-learn classifier), or a model kind of
+        :class:`xpg.models.protocol.Model` (a DecisionGraph, DecisionTree, ...): its
+        ``predict_batch`` answers and its compiled graph gives exact precision.
     features : sequence of Feature, optional
         The inputs, in column order, with their domains (default: the graph's features when
-        ``model`` is a DecisionGraph).
+        ``model`` is a model kind).
     classes : sequence, optional
         The class labels (default: ``model.classes_`` or the graph's classes when known).
     graph : DecisionGraph, optional
@@ -143,8 +78,8 @@ class BlackBox:
         classes: Sequence[Any] | None = None,
         graph: DecisionGraph | None = None,
     ) -> None:
-        if isinstance(model, DecisionGraph):
-            graph = model if graph is None else graph
+        if isinstance(model, Model) and graph is None:
+            graph = model.to_decision_graph()
         if features is None:
             if graph is None:
                 raise InvalidModelError(
@@ -178,15 +113,15 @@ class BlackBox:
         self.dtype = matrix_dtype(self.features)
 
     def _prediction_function(self, model: Any) -> Callable[[np.ndarray], Any]:
-        if isinstance(model, DecisionGraph):
-            return lambda X: predict_graph(model, X)
+        if isinstance(model, Model):
+            return model.predict_batch
         if hasattr(model, "predict"):
             return model.predict  # type: ignore[no-any-return]
         if callable(model):
             return model  # type: ignore[no-any-return]
         raise InvalidModelError(
             "expected a callable on 2-D arrays, an object with a predict method, or a "
-            f"DecisionGraph, found {type(model).__name__}"
+            f"model kind (xpg.models.protocol.Model), found {type(model).__name__}"
         )
 
     @classmethod
@@ -240,7 +175,7 @@ class BlackBox:
         return label.item() if isinstance(label, np.generic) else label
 
     def __repr__(self) -> str:
-        kind = "graph" if isinstance(self.model, DecisionGraph) else type(self.model).__name__
+        kind = getattr(self.model, "json_type", type(self.model).__name__)
         exact = ", compiled" if self.graph is not None else ""
         return f"BlackBox({kind}, {self.n_features} features{exact})"
 

@@ -1,15 +1,14 @@
 """SMT encodings (pysmt over z3) of the ORIGINAL models: the class of an input as one term.
 
-Each encoder reads a model's own structure, never its compiled decision graph:
-
-* scikit-learn trees from the ``tree_`` arrays, with scikit-learn's float32 semantics
-  (``float32(x) <= t``, the rounding of a real ``x`` to float32 encoded exactly: ``x`` below
-  the midpoint between the two float32 neighbours of ``t``, or on it when ties round down),
-  through feature groups when several columns are one feature;
-* the project's decision trees (the unique branch whose literal holds), decision lists (the
-  first rule that fires, else the default), OMDDs (the child of each value), general
-  decision graphs (the unique edge whose literal holds), and dd OBDDs from dd's own nodes,
-  a complemented reference encoded as a negation.
+Each encoding reads a model's own structure, never its compiled decision graph.  Every model
+kind encodes itself (``smt_encoding`` of :class:`xpg.models.protocol.Model`) with the
+helpers here (:class:`SmtModel`, :func:`postorder`, :func:`first_match`);
+:func:`encode_model` calls it.  This module encodes general decision graphs (the unique
+edge whose literal holds) and scikit-learn trees from the ``tree_`` arrays, with
+scikit-learn's float32 semantics (``float32(x) <= t``, the rounding of a real ``x`` to
+float32 encoded exactly: ``x`` below the midpoint between the two float32 neighbours of
+``t``, or on it when ties round down), through feature groups when several columns are one
+feature.
 
 An input no rule of the model classifies (a gap in a tree's branches, say) gets class
 ``-1``, so a verifier can expose it.  Features are SMT variables: discrete features an
@@ -42,7 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import portion as P
@@ -51,13 +50,11 @@ from pysmt.fnode import FNode
 from pysmt.typing import INT, REAL
 
 from xpg.core.features import Feature, Literal, ValueSet
-from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
-from xpg.models.decision_list import DecisionList
 from xpg.models.feature_space import FeatureGroup, FeatureSpace
-from xpg.models.obdd import OBDD
-from xpg.models.omdd import OMDD
-from xpg.models.tree import DecisionTree, Leaf, Split
+
+if TYPE_CHECKING:
+    from xpg.core.graph import DecisionGraph
 
 UNDEFINED = -1
 
@@ -258,7 +255,7 @@ class SmtModel:
 
 
 # -- model encoders --------------------------------------------------------------------------------
-def _postorder(root: Hashable, children: Callable[[Any], Iterable[Any]]) -> list[Any]:
+def postorder(root: Hashable, children: Callable[[Any], Iterable[Any]]) -> list[Any]:
     """Nodes below ``root``, children before parents, each once (iterative, linear in edges)."""
     out: list[Any] = []
     done: set[Any] = set()
@@ -277,7 +274,8 @@ def _postorder(root: Hashable, children: Callable[[Any], Iterable[Any]]) -> list
     return out
 
 
-def _first_match(enc: SmtModel, cases: Sequence[tuple[FNode, FNode]], otherwise: FNode) -> FNode:
+def first_match(enc: SmtModel, cases: Sequence[tuple[FNode, FNode]], otherwise: FNode) -> FNode:
+    """``ITE(c1, v1, ITE(c2, v2, ... otherwise))``: the value of the first case that holds."""
     term = otherwise
     for cond, value in reversed(cases):
         term = enc.mgr.Ite(cond, value, term)
@@ -289,121 +287,15 @@ def encode_decision_graph(dg: DecisionGraph) -> SmtModel:
     enc = SmtModel(dg.features, dg.classes, dg.predict)
     m = enc.mgr
     terms: dict[Any, FNode] = {}
-    for n in _postorder(dg.root, lambda n: [c for c, _ in dg.children(n)]):
+    for n in postorder(dg.root, lambda n: [c for c, _ in dg.children(n)]):
         if dg.is_terminal(n):
             c = dg.class_of(n)
             terms[n] = m.Int(enc.class_index(c) if c is not None else UNDEFINED)
         else:
-            terms[n] = _first_match(
+            terms[n] = first_match(
                 enc, [(enc.literal(lit), terms[c]) for c, lit in dg.children(n)], m.Int(UNDEFINED)
             )
     enc.class_term = terms[dg.root]
-    return enc
-
-
-def encode_decision_tree(tree: DecisionTree) -> SmtModel:
-    """The project's decision tree: the subtree of the branch whose literal holds."""
-    enc = SmtModel(tree.features, tree.classes, tree.predict)
-    m = enc.mgr
-    terms: dict[int, FNode] = {}
-    nodes: dict[int, Leaf | Split] = {}
-    for _, node in tree.walk():
-        nodes[id(node)] = node
-
-    def kids(k: int) -> list[int]:
-        node = nodes[k]
-        return [id(sub) for _, sub in node.branches] if isinstance(node, Split) else []
-
-    for key in _postorder(id(tree.root), kids):
-        node = nodes[key]
-        if isinstance(node, Leaf):
-            terms[key] = m.Int(enc.class_index(node.label))
-        else:
-            terms[key] = _first_match(
-                enc,
-                [(enc.literal(lit), terms[id(sub)]) for lit, sub in node.branches],
-                m.Int(UNDEFINED),
-            )
-    enc.class_term = terms[id(tree.root)]
-    return enc
-
-
-def encode_decision_list(dl: DecisionList) -> SmtModel:
-    """A decision list: the first rule whose conditions hold, else the default."""
-    enc = SmtModel(dl.features, dl.classes, dl.predict)
-    m = enc.mgr
-    cases = [
-        (m.And([enc.literal(lit) for lit in r.conditions]), m.Int(enc.class_index(r.label)))
-        for r in dl.rules
-    ]
-    enc.class_term = _first_match(enc, cases, m.Int(enc.class_index(dl.default)))
-    return enc
-
-
-def encode_omdd(omdd: OMDD) -> SmtModel:
-    """An OMDD given node by node: the child of the tested value."""
-    enc = SmtModel(omdd.features, omdd.classes, omdd.predict)
-    m = enc.mgr
-    terms: dict[Any, FNode] = {}
-    for n in _postorder(omdd.root, lambda n: list(omdd.children(n).values())):
-        f = omdd.feature_of(n)
-        if f is None:
-            terms[n] = m.Int(enc.class_index(omdd.class_of(n)))
-        else:
-            terms[n] = _first_match(
-                enc,
-                [(enc.is_value(f, v), terms[c]) for v, c in omdd.children(n).items()],
-                m.Int(UNDEFINED),
-            )
-    enc.class_term = terms[omdd.root]
-    return enc
-
-
-def encode_obdd(obdd: OBDD) -> SmtModel:
-    """dd BDD(s), read from dd's nodes: ``ITE(var, high, low)`` per regular node, and a
-    complemented reference as the negation of its node."""
-    enc = SmtModel(obdd.features, obdd.classes, obdd.predict)
-    m = enc.mgr
-    bdd = obdd.bdd
-    regular: dict[int, Any] = {}
-    for f in obdd.functions:
-        r = ~f if f.negated else f
-        regular.setdefault(int(r), r)
-
-    def kids(k: int) -> list[int]:
-        r = regular[k]
-        if r.var is None:
-            return []
-        out = []
-        for c in (r.low, r.high):
-            rc = ~c if c.negated else c
-            regular.setdefault(int(rc), rc)
-            out.append(int(rc))
-        return out
-
-    formula: dict[int, FNode] = {}
-
-    def ref(u: Any) -> FNode:
-        r = ~u if u.negated else u
-        body = formula[int(r)]
-        return m.Not(body) if u.negated else body
-
-    roots = list(regular)
-    for root in roots:
-        for k in _postorder(root, kids):
-            if k in formula:
-                continue
-            r = regular[k]
-            if r.var is None:
-                formula[k] = m.Bool(r == bdd.true)
-            else:
-                x = enc.is_value(r.var, 1)
-                formula[k] = m.Ite(x, ref(r.high), ref(r.low))
-    enc.class_term = _first_match(
-        enc,
-        [(ref(f), m.Int(i)) for i, f in enumerate(obdd.functions)],
-        m.Int(UNDEFINED),
-    )
     return enc
 
 
@@ -453,7 +345,7 @@ def encode_sklearn_tree(
         return enc.compare(entry.name, mid, "<=" if inclusive else "<")
 
     terms: dict[int, FNode] = {}
-    for n in _postorder(0, lambda n: [int(left[n]), int(right[n])] if left[n] >= 0 else []):
+    for n in postorder(0, lambda n: [int(left[n]), int(right[n])] if left[n] >= 0 else []):
         if left[n] < 0:
             terms[n] = m.Int(int(np.argmax(value[n][0])))
         else:
@@ -464,8 +356,9 @@ def encode_sklearn_tree(
 
 
 def encode_model(model: Any, features: Sequence[Feature | FeatureGroup] | None = None) -> SmtModel:
-    """The SMT encoding of a model: scikit-learn tree (``features`` may hold feature groups),
-    DecisionTree, DecisionList, OMDD, OBDD (dd) or DecisionGraph."""
+    """The SMT encoding of a model: its own :meth:`~xpg.models.protocol.Model.smt_encoding`,
+    or :func:`encode_sklearn_tree` for a fitted scikit-learn tree (``features`` may then hold
+    feature groups)."""
     if hasattr(model, "tree_"):
         return encode_sklearn_tree(model, features)
     if features is not None:
@@ -473,30 +366,21 @@ def encode_model(model: Any, features: Sequence[Feature | FeatureGroup] | None =
             f"features are part of a {type(model).__name__}; "
             "pass them only with a scikit-learn tree"
         )
-    encoders: list[tuple[type, Callable[[Any], SmtModel]]] = [
-        (DecisionTree, encode_decision_tree),
-        (DecisionList, encode_decision_list),
-        (OMDD, encode_omdd),
-        (OBDD, encode_obdd),
-        (DecisionGraph, encode_decision_graph),
-    ]
-    for kind, encoder in encoders:
-        if isinstance(model, kind):
-            return encoder(model)
-    raise InvalidModelError(
-        f"no SMT encoding for a {type(model).__name__} (expected a scikit-learn tree, "
-        "DecisionTree, DecisionList, OMDD, OBDD or DecisionGraph)"
-    )
+    if not callable(getattr(model, "smt_encoding", None)):
+        raise InvalidModelError(
+            f"no SMT encoding for a {type(model).__name__} (expected a scikit-learn tree or a "
+            "model kind of xpg.models.protocol.Model)"
+        )
+    return model.smt_encoding()  # type: ignore[no-any-return]
 
 
 __all__ = [
+    "UNDEFINED",
     "SmtModel",
     "encode_decision_graph",
-    "encode_decision_list",
-    "encode_decision_tree",
     "encode_model",
-    "encode_obdd",
-    "encode_omdd",
     "encode_sklearn_tree",
+    "first_match",
     "float32_midpoint",
+    "postorder",
 ]

@@ -42,10 +42,9 @@ from typing import Any
 from typing import Literal as TypingLiteral
 
 from xpg.core.features import Feature
-from xpg.core.graph import DecisionGraph
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidInstanceError, SolverClosedError, VerificationError, XpgError
-from xpg.models.tree import DecisionTree, compile_tree
+from xpg.models.protocol import Model
 from xpg.solvers.smt import SmtModel, encode_model
 
 Kind = TypingLiteral["axp", "cxp"]
@@ -116,7 +115,7 @@ class Verifier:
 
     Parameters
     ----------
-    model : scikit-learn tree, DecisionTree, DecisionList, OMDD, OBDD or DecisionGraph
+    model : a model kind (:class:`xpg.models.protocol.Model`) or a fitted scikit-learn tree
         The original model.
     features : sequence of Feature or FeatureGroup, optional
         Only for a scikit-learn tree (see :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`).
@@ -289,16 +288,29 @@ class Verifier:
 
 
 def _refuse_ill_defined(model: Any) -> None:
-    """A tree or graph whose literals overlap, leave a gap or hold an impossible branch has no
+    """A model whose literals overlap, leave a gap or hold an impossible branch has no
     classification function to check claims against: refuse it (Def. 2), never repair it."""
-    if isinstance(model, DecisionGraph):
+    if isinstance(model, Model):
         model.validate()
-    elif isinstance(model, DecisionTree):
-        compile_tree(model)  # checks every split; the graph itself is not used
 
 
 def _fmt(names: Sequence[str]) -> str:
     return "{" + ", ".join(names) + "}"
+
+
+def verify_claim(
+    kind: Kind,
+    model: Any,
+    instance: Mapping[str, Any] | Sequence[Any],
+    features: Iterable[str],
+    *,
+    model_features: Sequence[Any] | None = None,
+) -> Verdict:
+    """Is ``features`` an AXp (``kind="axp"``) or a CXp of ``instance`` for the original
+    ``model``? One :class:`Verifier`, closed afterwards."""
+    with Verifier(model, model_features) as v:
+        check = v.verify_axp if kind == "axp" else v.verify_cxp
+        return check(instance, features)
 
 
 def verify_axp(
@@ -309,8 +321,7 @@ def verify_axp(
     model_features: Sequence[Any] | None = None,
 ) -> Verdict:
     """Is ``features`` an AXp of ``instance`` for the original ``model``? (see :class:`Verifier`)"""
-    with Verifier(model, model_features) as v:
-        return v.verify_axp(instance, features)
+    return verify_claim("axp", model, instance, features, model_features=model_features)
 
 
 def verify_cxp(
@@ -321,5 +332,4 @@ def verify_cxp(
     model_features: Sequence[Any] | None = None,
 ) -> Verdict:
     """Is ``features`` a CXp of ``instance`` for the original ``model``? (see :class:`Verifier`)"""
-    with Verifier(model, model_features) as v:
-        return v.verify_cxp(instance, features)
+    return verify_claim("cxp", model, instance, features, model_features=model_features)
