@@ -128,6 +128,10 @@ class Enumerator:
             self._solver.delete()
             self._solver = None
 
+    def result(self) -> EnumerationResult:
+        """What was found so far, whether the lists are complete, the time and the SAT calls."""
+        return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
+
     def _solve(self, deadline: float | None) -> bool | None:
         self.sat_calls += 1
         if deadline is None:
@@ -258,4 +262,4 @@ def enumerate_explanations(
     with Enumerator(xg, limit=limit, timeout=timeout, solver=solver) as en:
         for _ in en:
             pass
-        return EnumerationResult(en.axps, en.cxps, en.complete, en.seconds, en.sat_calls)
+        return en.result()

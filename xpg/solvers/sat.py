@@ -44,8 +44,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from pysat.solvers import Solver
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import breadth_first_order
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
@@ -83,6 +81,10 @@ def reaches_zero(xg: ExplanationGraph) -> np.ndarray:
     One breadth-first search over the reversed edges from a virtual node linked to every
     0-terminal (scipy's compiled graph routines).
     """
+    # imported here: scipy.sparse costs more to import than most membership queries take
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
     n = xg.n_nodes
     zeros = np.flatnonzero(xg.terminal_value == 0)
     if not len(zeros):
