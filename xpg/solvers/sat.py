@@ -46,7 +46,7 @@ import numpy as np
 from pysat.solvers import Solver
 
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import SolverClosedError
+from xpg.solvers.lifecycle import SolverOwner
 
 Clause = list[int]
 
@@ -150,7 +150,7 @@ def membership_clauses(xg: ExplanationGraph) -> tuple[EncodingVars, list[Clause]
     return ev, clauses
 
 
-class MembershipOracle:
+class MembershipOracle(SolverOwner):
     """An incremental SAT solver answering "is feature ``i`` in some AXp?" (use it as a
     context manager).
 
@@ -166,29 +166,21 @@ class MembershipOracle:
         SAT calls made so far (one per :meth:`query`).
     """
 
+    closed_message = "this MembershipOracle is closed"
+
     def __init__(self, xg: ExplanationGraph, solver: str = "m22") -> None:
         self.xg = xg
         self.sat_calls = 0
         self._vars, clauses = membership_clauses(xg)
-        self._solver: Solver | None = Solver(name=solver, bootstrap_with=clauses)
+        self._solver = Solver(name=solver, bootstrap_with=clauses)
 
-    def __enter__(self) -> MembershipOracle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the SAT solver."""
-        if self._solver is not None:
-            self._solver.delete()
-            self._solver = None
+    def _release(self) -> None:
+        self._solver.delete()
 
     def query(self, i: int) -> list[int] | None:
         """One SAT call: a weak AXp ``S`` (sorted indices) with ``i`` in ``S`` and ``S - {i}``
         not a weak AXp, or ``None`` when feature ``i`` is in no AXp."""
-        if self._solver is None:
-            raise SolverClosedError("this MembershipOracle is closed")
+        self._check_open()
         ev, m = self._vars, self.xg.n_vars
         assumptions = [-(ev.x + v) for v in range(m)]
         assumptions[i] = -assumptions[i]
