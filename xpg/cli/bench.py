@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from xpg.cli.common import add_command
 from xpg.errors import XpgError
 
 
@@ -46,13 +47,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``bench`` to the ``xpg`` sub-commands."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "bench",
+        cmd_bench,
         help="run a benchmark of bench/ (from the repository root)",
         description="Run one of the benchmarks in the repository's bench/ folder, e.g. "
         "'xpg bench table2 --quick'; 'xpg bench NAME --help' lists its options. The benchmarks "
         "are not installed with the package: run from the root of a checkout.",
+        file_arguments=False,
     )
     p.add_argument("name", help="table1, table2, peers, pyxai, growth, core-speed, membership, ...")
     p.add_argument("options", nargs=argparse.REMAINDER, help="options passed to the benchmark")
-    p.set_defaults(func=cmd_bench)

@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from xpg.errors import InvalidInstanceError, XpgError
 
@@ -133,6 +133,37 @@ def add_file_arguments(p: argparse.ArgumentParser) -> None:
     add_json_argument(p)
 
 
+def add_command(
+    subparsers: Any,
+    name: str,
+    handler: Handler,
+    *,
+    help: str,
+    description: str | None = None,
+    file_arguments: bool = True,
+) -> argparse.ArgumentParser:
+    """A sub-command run by ``handler``; FILE, ``--instance`` and ``--json`` come first unless
+    ``file_arguments`` is false (:func:`add_file_arguments`)."""
+    p: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=description)
+    if file_arguments:
+        add_file_arguments(p)
+    p.set_defaults(func=handler)
+    return p
+
+
+_Number = TypeVar("_Number", int, float)
+
+
+def _positive(text: str, convert: Callable[[str], _Number], what: str) -> _Number:
+    try:
+        value: _Number | None = convert(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive {what}, found {text!r}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An option value that must be a positive integer.
 
@@ -141,13 +172,7 @@ def positive_int(text: str) -> int:
     argparse.ArgumentTypeError
         For anything else (argparse turns it into a usage error).
     """
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}")
-    return value
+    return _positive(text, int, "integer")
 
 
 def positive_float(text: str) -> float:
@@ -158,13 +183,7 @@ def positive_float(text: str) -> float:
     argparse.ArgumentTypeError
         For anything else (argparse turns it into a usage error).
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
-    return value
+    return _positive(text, float, "number")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xpg.cli.common import add_json_argument, braces, emit, positive_int
+from xpg.cli.common import add_command, add_json_argument, braces, emit, positive_int
 
 if TYPE_CHECKING:
     from xpg.explain.marco import EnumerationResult
@@ -185,12 +185,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``demo`` to the ``xpg`` sub-commands."""
-    p = subparsers.add_parser(
-        "demo", help="train a tree on bundled data and explain several decisions"
+    p = add_command(
+        subparsers,
+        "demo",
+        cmd_demo,
+        help="train a tree on bundled data and explain several decisions",
+        file_arguments=False,
     )
     p.add_argument("--dataset", choices=list(DATASETS), default="breast_cancer")
     p.add_argument("--instances", type=positive_int, default=5, help="decisions to explain")
     p.add_argument("--depth", type=positive_int, default=6, help="maximum tree depth")
     p.add_argument("--seed", type=int, default=0)
     add_json_argument(p)
-    p.set_defaults(func=cmd_demo)

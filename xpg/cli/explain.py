@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from xpg.cli.common import (
-    add_file_arguments,
+    add_command,
     braces,
     emit,
     load_args_graph,
@@ -85,20 +85,17 @@ def _add_seed_argument(p: argparse.ArgumentParser, kind: str) -> None:
 
 def register(subparsers: Any) -> None:
     """Add ``axp``, ``cxp`` and ``enum`` to the ``xpg`` sub-commands."""
-    p = subparsers.add_parser("axp", help="one abductive explanation (why this prediction?)")
-    add_file_arguments(p)
-    _add_seed_argument(p, "AXp")
-    p.set_defaults(func=cmd_axp)
-
-    p = subparsers.add_parser(
-        "cxp", help="one contrastive explanation (what change could change it?)"
+    p = add_command(
+        subparsers, "axp", cmd_axp, help="one abductive explanation (why this prediction?)"
     )
-    add_file_arguments(p)
+    _add_seed_argument(p, "AXp")
+    p = add_command(
+        subparsers,
+        "cxp",
+        cmd_cxp,
+        help="one contrastive explanation (what change could change it?)",
+    )
     _add_seed_argument(p, "CXp")
-    p.set_defaults(func=cmd_cxp)
-
-    p = subparsers.add_parser("enum", help="all AXps and CXps, streamed (MARCO)")
-    add_file_arguments(p)
+    p = add_command(subparsers, "enum", cmd_enum, help="all AXps and CXps, streamed (MARCO)")
     p.add_argument("--limit", type=positive_int, help="stop after N explanations")
     p.add_argument("--timeout", type=positive_float, help="stop after S seconds")
-    p.set_defaults(func=cmd_enum)

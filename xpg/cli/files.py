@@ -16,7 +16,7 @@ import argparse
 from typing import Any
 
 from xpg.cli.common import (
-    add_file_arguments,
+    add_command,
     add_json_argument,
     emit,
     is_model_file,
@@ -52,14 +52,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``export`` and ``validate`` to the ``xpg`` sub-commands."""
-    p = subparsers.add_parser(
-        "export", help="write the .xpg explanation graph of a model and instance"
+    p = add_command(
+        subparsers,
+        "export",
+        cmd_export,
+        help="write the .xpg explanation graph of a model and instance",
     )
-    add_file_arguments(p)
     p.add_argument("-o", "--output", required=True, help="the .xpg file to write")
-    p.set_defaults(func=cmd_export)
-
-    p = subparsers.add_parser("validate", help="check a model file or a .xpg file")
+    p = add_command(
+        subparsers,
+        "validate",
+        cmd_validate,
+        help="check a model file or a .xpg file",
+        file_arguments=False,
+    )
     p.add_argument("file")
     add_json_argument(p)
-    p.set_defaults(func=cmd_validate)

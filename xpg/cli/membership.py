@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from xpg.cli.common import add_file_arguments, braces, emit, load_args_graph, positive_int
+from xpg.cli.common import add_command, braces, emit, load_args_graph, positive_int
 
 if TYPE_CHECKING:
     from xpg.core.xpgraph import ExplanationGraph
@@ -116,33 +116,32 @@ def _kind_argument(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     """Add ``member``, ``features`` and ``smallest`` to the ``xpg`` sub-command parsers."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "member",
+        cmd_member,
         help="is a feature in some AXp/CXp? (route taken and a witness)",
         description="Decide whether FEATURE belongs to some AXp (equivalently some CXp): "
         "in polynomial time on tree explanation graphs, with one SAT call otherwise.",
     )
-    add_file_arguments(p)
     p.add_argument("feature", help="a feature name")
     _kind_argument(p)
-    p.set_defaults(func=cmd_member)
-
-    p = subparsers.add_parser(
+    add_command(
+        subparsers,
         "features",
+        cmd_features,
         help="classify every feature: necessary, relevant or irrelevant",
         description="necessary: in every AXp; relevant: in some AXp but not all; "
         "irrelevant: in none.",
     )
-    add_file_arguments(p)
-    p.set_defaults(func=cmd_features)
-
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "smallest",
+        cmd_smallest,
         help="a smallest (minimum-cardinality) AXp or CXp, exactly",
         description="Implicit hitting sets with a MaxSAT solver; reports optimality and the "
         "number of hitting-set iterations.",
     )
-    add_file_arguments(p)
     _kind_argument(p)
     p.add_argument(
         "--max-iterations",
@@ -150,4 +149,3 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="stop after N hitting sets (the answer then says whether it is optimal)",
     )
-    p.set_defaults(func=cmd_smallest)

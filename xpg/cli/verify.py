@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from xpg.cli.common import add_json_argument, braces, emit, parse_instance
+from xpg.cli.common import add_command, add_json_argument, braces, emit, parse_instance
 from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
 
 if TYPE_CHECKING:
@@ -67,12 +67,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``verify`` to the ``xpg`` sub-commands."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "verify",
+        cmd_verify,
         help="check a claimed AXp or CXp against the original model with an SMT solver",
         description="Check with an SMT solver (z3) whether a set of features is an AXp or a "
         "CXp of an instance for the original model of a JSON model file. Exit status 0: the "
         "claim holds; 1: it does not (a counterexample is printed when there is one).",
+        file_arguments=False,
     )
     p.add_argument("model", help="a model file in the project's JSON format")
     p.add_argument(
@@ -85,4 +88,3 @@ def register(subparsers: Any) -> None:
     claim.add_argument("--axp", metavar="F1,F2,...", help="the claimed AXp (feature names)")
     claim.add_argument("--cxp", metavar="F1,F2,...", help="the claimed CXp (feature names)")
     add_json_argument(p)
-    p.set_defaults(func=cmd_verify)
