@@ -155,6 +155,13 @@ _Number = TypeVar("_Number", int, float)
 
 
 def _positive(text: str, convert: Callable[[str], _Number], what: str) -> _Number:
+    """``text`` converted, when it is a positive finite number.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For anything else (argparse turns it into a usage error).
+    """
     try:
         value: _Number | None = convert(text)
     except ValueError:
@@ -165,24 +172,12 @@ def _positive(text: str, convert: Callable[[str], _Number], what: str) -> _Numbe
 
 
 def positive_int(text: str) -> int:
-    """An option value that must be a positive integer.
-
-    Raises
-    ------
-    argparse.ArgumentTypeError
-        For anything else (argparse turns it into a usage error).
-    """
+    """An option value that must be a positive integer (else a usage error)."""
     return _positive(text, int, "integer")
 
 
 def positive_float(text: str) -> float:
-    """An option value that must be a positive (finite) number of seconds.
-
-    Raises
-    ------
-    argparse.ArgumentTypeError
-        For anything else (argparse turns it into a usage error).
-    """
+    """An option value that must be a positive (finite) number of seconds (else a usage error)."""
     return _positive(text, float, "number")
 
 
