@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from xpg import DecisionGraph, Feature, Literal, SolverClosedError
-from xpg.examples import and_xpg
+from xpg import SolverClosedError
+from xpg.examples import and_graph, and_xpg
 from xpg.explain.marco import Enumerator
 from xpg.explain.membership import MembershipQueries
 from xpg.solvers.lifecycle import SolverOwner
@@ -48,20 +48,6 @@ def test_with_closes_when_the_body_raises() -> None:
     assert owner.closed and owner.released == 1
 
 
-def _and_graph() -> DecisionGraph:
-    dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], ["0", "1"])
-    dg.add_node(0, "a")
-    dg.add_node(1, "b")
-    dg.add_terminal(2, "0")
-    dg.add_terminal(3, "1")
-    dg.add_terminal(4, "0")
-    dg.add_edge(0, 2, Literal.eq("a", 0))
-    dg.add_edge(0, 1, Literal.eq("a", 1))
-    dg.add_edge(1, 4, Literal.eq("b", 0))
-    dg.add_edge(1, 3, Literal.eq("b", 1))
-    return dg
-
-
 OWNERS: dict[str, tuple[Callable[[], Any], Callable[[Any], Any], str]] = {
     "Enumerator": (lambda: Enumerator(and_xpg()), lambda o: list(o), "this Enumerator"),
     "MembershipOracle": (lambda: MembershipOracle(and_xpg()), lambda o: o.query(0), "this Mem"),
@@ -71,7 +57,7 @@ OWNERS: dict[str, tuple[Callable[[], Any], Callable[[Any], Any], str]] = {
         "these MembershipQueries",
     ),
     "Verifier": (
-        lambda: Verifier(_and_graph()),
+        lambda: Verifier(and_graph()),
         lambda o: o.verify_axp({"a": 1, "b": 1}, ["a", "b"]),
         "this Verifier",
     ),
