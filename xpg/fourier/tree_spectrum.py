@@ -170,6 +170,19 @@ def _rows(
     return rows
 
 
+def _game_inputs(
+    dg: DecisionGraph,
+    instance: Instance,
+    baseline: Instance | None,
+    background: Sequence[Instance] | np.ndarray | None,
+    target: Any,
+    class_values: Mapping[Any, float] | None,
+) -> tuple[list[Any], dict[Any, float], list[list[Any]]]:
+    """The checked instance, the value of each class and the removal rows of a graph's game."""
+    values = dg.instance_values(instance)
+    return values, _class_values(dg, target, class_values, values), _rows(dg, baseline, background)
+
+
 def tree_game_spectrum(
     dg: DecisionGraph,
     instance: Instance,
@@ -202,9 +215,7 @@ def tree_game_spectrum(
     FourierPolynomial
         Every non-zero coefficient, players named after the graph's features.
     """
-    values = dg.instance_values(instance)
-    scores = _class_values(dg, target, class_values, values)
-    rows = _rows(dg, baseline, background)
+    values, scores, rows = _game_inputs(dg, instance, baseline, background, target, class_values)
     internal = _internal_nodes(dg)
     index = dg.feature_index
     kept = {
@@ -253,9 +264,9 @@ class DecisionGraphGame(RemovalGame):
         class_values: Mapping[Any, float] | None = None,
     ) -> None:
         self.dg = dg
-        self.instance = dg.instance_values(instance)
-        self.scores = _class_values(dg, target, class_values, self.instance)
-        self.rows = _rows(dg, baseline, background)
+        self.instance, self.scores, self.rows = _game_inputs(
+            dg, instance, baseline, background, target, class_values
+        )
         super().__init__(self._values, len(dg.features), [f.name for f in dg.features])
 
     def _values(self, masks: np.ndarray) -> np.ndarray:
