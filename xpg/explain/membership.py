@@ -276,11 +276,9 @@ def is_member(
         A feature name (or variable index).
     kind : {"axp", "cxp"}
         The kind of explanation, which decides the kind of witness.
-    route : {"tree-polynomial", "sat"}, optional
-        Force a route (default: :func:`membership_route` decides).  ``"sat"`` is sound on
-        every graph; ``"tree-polynomial"`` needs a tree.
-    solver : str
-        The python-sat solver of the SAT route.
+    route, solver
+        As for :class:`MembershipQueries` (``route`` forces a route, ``solver`` names the
+        python-sat solver of the SAT route).
 
     Returns
     -------
