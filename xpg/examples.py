@@ -117,3 +117,18 @@ def and_xpg() -> ExplanationGraph:
     """The explanation graph of ``a and b`` for a = b = 1 (:data:`AND_XPG`): the smallest
     example with two features that both matter."""
     return read_xpg_text(AND_XPG)
+
+
+def and_graph() -> DecisionGraph:
+    """``a and b`` as a decision graph over two Boolean features (classes 0 and 1, one
+    terminal per class): the smallest model for docstring examples."""
+    dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
+    dg.add_node("r", "a")
+    dg.add_node("n", "b")
+    dg.add_terminal("t0", 0)
+    dg.add_terminal("t1", 1)
+    dg.add_edge("r", "t0", Literal.eq("a", 0))
+    dg.add_edge("r", "n", Literal.eq("a", 1))
+    dg.add_edge("n", "t0", Literal.eq("b", 0))
+    dg.add_edge("n", "t1", Literal.eq("b", 1))
+    return dg

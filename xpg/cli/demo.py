@@ -9,23 +9,18 @@ True
 
 from __future__ import annotations
 
+import argparse
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-from sklearn.model_selection import train_test_split
-from sklearn.tree import DecisionTreeClassifier
+from xpg.cli.common import add_command, add_json_argument, braces, emit, positive_int
 
-from xpg.compile.sklearn_tree import from_sklearn_tree
-from xpg.core.features import real_features
-from xpg.core.xpgraph import ExplanationGraph
-from xpg.explain.axp_cxp import find_axp, find_cxp
-from xpg.explain.describe import axp_conditions, counterexample
-from xpg.explain.marco import EnumerationResult, enumerate_explanations
+if TYPE_CHECKING:
+    from xpg.explain.marco import EnumerationResult
 
-DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "iris": load_iris}
+#: The bundled scikit-learn datasets of the demo: name -> loader in ``sklearn.datasets``.
+DATASETS = {"breast_cancer": "load_breast_cancer", "wine": "load_wine", "iris": "load_iris"}
 
 
 @dataclass
@@ -60,7 +55,19 @@ def run_demo(
     dataset: str = "breast_cancer", n_instances: int = 5, max_depth: int = 6, seed: int = 0
 ) -> DemoReport:
     """Train, compile, and explain ``n_instances`` test decisions of a depth-limited tree."""
-    data = DATASETS[dataset]()
+    import numpy as np
+    import sklearn.datasets
+    from sklearn.model_selection import train_test_split
+    from sklearn.tree import DecisionTreeClassifier
+
+    from xpg.compile.sklearn_tree import from_sklearn_tree
+    from xpg.core.features import real_features
+    from xpg.core.xpgraph import ExplanationGraph
+    from xpg.explain.axp_cxp import find_axp, find_cxp
+    from xpg.explain.describe import axp_conditions, counterexample
+    from xpg.explain.marco import enumerate_explanations
+
+    data = getattr(sklearn.datasets, DATASETS[dataset])()
     X_train, X_test, y_train, y_test = train_test_split(
         data.data, data.target, test_size=0.3, random_state=seed, stratify=data.target
     )
@@ -120,7 +127,7 @@ def format_report(report: DemoReport) -> str:
         else:
             change = ", ".join(f"{k} = {v:g}" for k, v in (inst.cxp_change or {}).items())
             lines.append(
-                f"    why not (one CXp): change {{{', '.join(inst.cxp)}}}, "
+                f"    why not (one CXp): change {braces(inst.cxp)}, "
                 f"e.g. {change} gives {inst.cxp_class!r}"
             )
         res = inst.result
@@ -129,9 +136,9 @@ def format_report(report: DemoReport) -> str:
             f"({'complete' if res.complete else 'incomplete'}, {res.sat_calls} SAT calls)"
         )
         for axp in res.axps:
-            lines.append(f"      AXp {{{', '.join(axp)}}}")
+            lines.append(f"      AXp {braces(axp)}")
         for cxp in res.cxps:
-            lines.append(f"      CXp {{{', '.join(cxp)}}}")
+            lines.append(f"      CXp {braces(cxp)}")
         lines.append("")
     n_axp = sum(len(i.result.axps) for i in report.instances)
     n_cxp = sum(len(i.result.cxps) for i in report.instances)
@@ -168,3 +175,25 @@ def report_to_json(report: DemoReport) -> dict[str, Any]:
             for i in report.instances
         ],
     }
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Handler of ``xpg demo``."""
+    report = run_demo(args.dataset, args.instances, args.depth, args.seed)
+    return emit(args, report_to_json(report), format_report(report))
+
+
+def register(subparsers: Any) -> None:
+    """Add ``demo`` to the ``xpg`` sub-commands."""
+    p = add_command(
+        subparsers,
+        "demo",
+        cmd_demo,
+        help="train a tree on bundled data and explain several decisions",
+        file_arguments=False,
+    )
+    p.add_argument("--dataset", choices=list(DATASETS), default="breast_cancer")
+    p.add_argument("--instances", type=positive_int, default=5, help="decisions to explain")
+    p.add_argument("--depth", type=positive_int, default=6, help="maximum tree depth")
+    p.add_argument("--seed", type=int, default=0)
+    add_json_argument(p)

@@ -29,32 +29,27 @@ KR 2021, Sect. 5 (deciding explanation membership).
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xpg.cli.main import load_explanation_graph, positive_int
-from xpg.core.xpgraph import ExplanationGraph
-from xpg.explain.marco import ExplanationKind
-from xpg.explain.membership import is_member
-from xpg.explain.relevance import classify_features
-from xpg.explain.smallest import smallest_axp, smallest_cxp
+from xpg.cli.common import add_command, braces, emit, load_args_graph, positive_int
+
+if TYPE_CHECKING:
+    from xpg.core.xpgraph import ExplanationGraph
+    from xpg.explain.marco import ExplanationKind
 
 _NAME = {"axp": "AXp", "cxp": "CXp"}
-
-
-def _braces(features: Sequence[str]) -> str:
-    return "{" + ", ".join(features) + "}"
 
 
 def member_report(
     xg: ExplanationGraph, feature: str, kind: ExplanationKind
 ) -> tuple[dict[str, Any], str]:
     """``xpg member``: the JSON document and the text for one membership query."""
+    from xpg.explain.membership import is_member
+
     answer = is_member(xg, feature, kind)
     name = _NAME[kind]
     if answer.witness is not None:
-        text = f"{answer.feature}: in some {name}, e.g. {_braces(answer.witness)}"
+        text = f"{answer.feature}: in some {name}, e.g. {braces(answer.witness)}"
     else:
         text = f"{answer.feature}: in no {name}"
     return answer.to_json(), f"{text} (route: {answer.route})"
@@ -62,6 +57,8 @@ def member_report(
 
 def features_report(xg: ExplanationGraph) -> tuple[dict[str, Any], str]:
     """``xpg features``: every feature classified as necessary, relevant or irrelevant."""
+    from xpg.explain.relevance import classify_features
+
     result = classify_features(xg)
     lines = [
         f"necessary:  {', '.join(result.necessary) or '-'}",
@@ -82,6 +79,8 @@ def smallest_report(
     xg: ExplanationGraph, kind: ExplanationKind, max_iterations: int | None = None
 ) -> tuple[dict[str, Any], str]:
     """``xpg smallest``: a minimum-cardinality AXp or CXp."""
+    from xpg.explain.smallest import smallest_axp, smallest_cxp
+
     find = smallest_axp if kind == "axp" else smallest_cxp
     result = find(xg, max_iterations=max_iterations)
     if result.features is None:
@@ -89,45 +88,26 @@ def smallest_report(
     else:
         status = "optimal" if result.optimal else f"not proved optimal (>= {result.lower_bound})"
         text = (
-            f"smallest {_NAME[kind]} {_braces(result.features)}: size {len(result.features)}, "
+            f"smallest {_NAME[kind]} {braces(result.features)}: size {len(result.features)}, "
             f"{status}, {result.iterations} hitting-set iterations ({result.method}), "
             f"{result.seconds:.4f} s"
         )
     return result.to_json(), text
 
 
-def _load(args: argparse.Namespace) -> ExplanationGraph:
-    return load_explanation_graph(args.file, args.instance)
-
-
-def _emit(args: argparse.Namespace, doc: dict[str, Any], text: str) -> int:
-    print(json.dumps(doc) if args.json else text)
-    return 0
-
-
 def cmd_member(args: argparse.Namespace) -> int:
     """Handler of ``xpg member``."""
-    return _emit(args, *member_report(_load(args), args.feature, args.kind))
+    return emit(args, *member_report(load_args_graph(args), args.feature, args.kind))
 
 
 def cmd_features(args: argparse.Namespace) -> int:
     """Handler of ``xpg features``."""
-    return _emit(args, *features_report(_load(args)))
+    return emit(args, *features_report(load_args_graph(args)))
 
 
 def cmd_smallest(args: argparse.Namespace) -> int:
     """Handler of ``xpg smallest``."""
-    return _emit(args, *smallest_report(_load(args), args.kind, args.max_iterations))
-
-
-def _file_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="a .xpg explanation graph, or a JSON model file with --instance")
-    p.add_argument(
-        "--instance",
-        metavar="NAME=VALUE,...",
-        help="the instance to explain (for a model file); also a JSON object",
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    return emit(args, *smallest_report(load_args_graph(args), args.kind, args.max_iterations))
 
 
 def _kind_argument(p: argparse.ArgumentParser) -> None:
@@ -136,33 +116,32 @@ def _kind_argument(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     """Add ``member``, ``features`` and ``smallest`` to the ``xpg`` sub-command parsers."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "member",
+        cmd_member,
         help="is a feature in some AXp/CXp? (route taken and a witness)",
         description="Decide whether FEATURE belongs to some AXp (equivalently some CXp): "
         "in polynomial time on tree explanation graphs, with one SAT call otherwise.",
     )
-    _file_arguments(p)
     p.add_argument("feature", help="a feature name")
     _kind_argument(p)
-    p.set_defaults(func=cmd_member)
-
-    p = subparsers.add_parser(
+    add_command(
+        subparsers,
         "features",
+        cmd_features,
         help="classify every feature: necessary, relevant or irrelevant",
         description="necessary: in every AXp; relevant: in some AXp but not all; "
         "irrelevant: in none.",
     )
-    _file_arguments(p)
-    p.set_defaults(func=cmd_features)
-
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "smallest",
+        cmd_smallest,
         help="a smallest (minimum-cardinality) AXp or CXp, exactly",
         description="Implicit hitting sets with a MaxSAT solver; reports optimality and the "
         "number of hitting-set iterations.",
     )
-    _file_arguments(p)
     _kind_argument(p)
     p.add_argument(
         "--max-iterations",
@@ -170,4 +149,3 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="stop after N hitting sets (the answer then says whether it is optimal)",
     )
-    p.set_defaults(func=cmd_smallest)

@@ -18,13 +18,13 @@ Examples
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xpg.core.graph import DecisionGraph
+from xpg.cli.common import add_command, add_json_argument, braces, emit, parse_instance
 from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
-from xpg.io.model_json import read_model
-from xpg.verify.verifier import Verdict, Verifier
+
+if TYPE_CHECKING:
+    from xpg.verify.verifier import Verdict
 
 
 def _names(text: str) -> list[str]:
@@ -32,8 +32,7 @@ def _names(text: str) -> list[str]:
 
 
 def _format(verdict: Verdict) -> str:
-    claim = "{" + ", ".join(verdict.features) + "}"
-    head = f"{verdict.kind.upper()} {claim} for class {verdict.prediction!r}: "
+    head = f"{verdict.kind.upper()} {braces(verdict.features)} for class {verdict.prediction!r}: "
     if verdict.holds:
         return head + f"holds ({verdict.reason})"
     lines = [head + f"does NOT hold, {verdict.failure}: {verdict.reason}"]
@@ -45,7 +44,9 @@ def _format(verdict: Verdict) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Handler of ``xpg verify``: 0 when the claim holds, 1 when it does not."""
-    from xpg.cli.main import parse_instance
+    from xpg.core.graph import DecisionGraph
+    from xpg.io.model_json import read_model
+    from xpg.verify.verifier import Verifier
 
     model: Any = read_model(args.model)
     if args.axp is None and args.cxp is None:
@@ -60,18 +61,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
             verdict = verifier.verify_axp(instance, _names(args.axp))
         else:
             verdict = verifier.verify_cxp(instance, _names(args.cxp))
-    print(json.dumps(verdict.to_json()) if args.json else _format(verdict))
+    emit(args, verdict.to_json(), _format(verdict))
     return 0 if verdict.holds else 1
 
 
 def register(subparsers: Any) -> None:
     """Add ``verify`` to the ``xpg`` sub-commands."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "verify",
+        cmd_verify,
         help="check a claimed AXp or CXp against the original model with an SMT solver",
         description="Check with an SMT solver (z3) whether a set of features is an AXp or a "
         "CXp of an instance for the original model of a JSON model file. Exit status 0: the "
         "claim holds; 1: it does not (a counterexample is printed when there is one).",
+        file_arguments=False,
     )
     p.add_argument("model", help="a model file in the project's JSON format")
     p.add_argument(
@@ -83,5 +87,4 @@ def register(subparsers: Any) -> None:
     claim = p.add_mutually_exclusive_group(required=True)
     claim.add_argument("--axp", metavar="F1,F2,...", help="the claimed AXp (feature names)")
     claim.add_argument("--cxp", metavar="F1,F2,...", help="the claimed CXp (feature names)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_verify)
+    add_json_argument(p)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -84,27 +84,16 @@ def _edge_table(dg: DecisionGraph) -> _EdgeTable:
             return [np.zeros(0, dtype=d) for d in dtypes]
         return [np.asarray(col, dtype=d) for col, d in zip(zip(*rows), dtypes, strict=True)]
 
-    code = cols(code_rows, (np.int64, np.int64, np.int64))
-    num = cols(num_rows, (np.int64, np.int64, np.float64))
-    iv = cols(iv_rows, (np.int64, np.int64, np.float64, np.float64, bool, bool))
-    table = _EdgeTable(
-        src=np.asarray([p for p, _, _ in dg.edges], dtype=np.int64),
-        dst=np.asarray([c for _, c, _ in dg.edges], dtype=np.int64),
-        code_edge=code[0],
-        code_feature=code[1],
-        code_value=code[2],
-        num_edge=num[0],
-        num_feature=num[1],
-        num_value=num[2],
-        iv_edge=iv[0],
-        iv_feature=iv[1],
-        iv_low=iv[2],
-        iv_high=iv[3],
-        iv_low_closed=iv[4],
-        iv_high_closed=iv[5],
-        terminal_class=np.asarray(dg._class, dtype=np.int64),
-        node_feature=np.asarray(dg._feature, dtype=np.int64),
-    )
+    columns = [  # in the order of _EdgeTable's fields
+        np.asarray([p for p, _, _ in dg.edges], dtype=np.int64),
+        np.asarray([c for _, c, _ in dg.edges], dtype=np.int64),
+        *cols(code_rows, (np.int64, np.int64, np.int64)),
+        *cols(num_rows, (np.int64, np.int64, np.float64)),
+        *cols(iv_rows, (np.int64, np.int64, np.float64, np.float64, bool, bool)),
+        np.asarray(dg._class, dtype=np.int64),
+        np.asarray(dg._feature, dtype=np.int64),
+    ]
+    table = _EdgeTable(**dict(zip([f.name for f in fields(_EdgeTable)], columns, strict=True)))
     dg._cache["edge_table"] = table
     return table
 

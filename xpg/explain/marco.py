@@ -42,6 +42,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
 from xpg.explain.axp_cxp import axp_from_fixed, shrink_weak_cxp
 from xpg.explain.reach import zero_edge_vars, zero_path, zero_path_masks
+from xpg.solvers.lifecycle import SolverOwner
 
 ExplanationKind = Literal["axp", "cxp"]
 
@@ -74,7 +75,7 @@ class EnumerationResult:
         }
 
 
-class Enumerator:
+class Enumerator(SolverOwner):
     """MARCO enumeration as an iterator that owns its SAT solver (use it as a context manager).
 
     Parameters
@@ -89,6 +90,8 @@ class Enumerator:
 
     After iteration, ``complete`` is True exactly when every explanation was produced.
     """
+
+    closed_message = "this Enumerator is closed"
 
     def __init__(
         self,
@@ -116,17 +119,13 @@ class Enumerator:
             self._solver.add_clause([top, -top])
         self._started = False
 
-    def __enter__(self) -> Enumerator:
-        return self
+    def _release(self) -> None:
+        self._solver.delete()
+        self._solver = None
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the SAT solver."""
-        if self._solver is not None:
-            self._solver.delete()
-            self._solver = None
+    def result(self) -> EnumerationResult:
+        """What was found so far, whether the lists are complete, the time and the SAT calls."""
+        return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
 
     def _solve(self, deadline: float | None) -> bool | None:
         self.sat_calls += 1
@@ -160,8 +159,7 @@ class Enumerator:
         return found
 
     def __iter__(self) -> Iterator[Explanation]:
-        if self._solver is None:
-            raise SolverClosedError("this Enumerator is closed")
+        self._check_open()
         if self._started:
             raise SolverClosedError("an Enumerator can be iterated only once")
         self._started = True
@@ -258,4 +256,4 @@ def enumerate_explanations(
     with Enumerator(xg, limit=limit, timeout=timeout, solver=solver) as en:
         for _ in en:
             pass
-        return EnumerationResult(en.axps, en.cxps, en.complete, en.seconds, en.sat_calls)
+        return en.result()

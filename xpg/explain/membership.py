@@ -35,10 +35,11 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import InvalidQueryError, SolverClosedError
+from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free
 from xpg.explain.marco import ExplanationKind
 from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
+from xpg.solvers.lifecycle import SolverOwner
 from xpg.solvers.sat import MembershipOracle
 
 Route = Literal["tree-polynomial", "sat"]
@@ -160,7 +161,7 @@ def cxp_containing(xg: ExplanationGraph, i: int, axp: list[int]) -> list[int]:
     return cxp_from_free(xg, [v for v in xg.tested_vars() if v not in kept])
 
 
-class MembershipQueries:
+class MembershipQueries(SolverOwner):
     """Many membership queries on one XpG (use it as a context manager).
 
     The route is chosen once; the tree route lists the CXps once, the SAT route keeps one
@@ -191,6 +192,8 @@ class MembershipQueries:
         When the tree route is forced on a graph that is not a tree.
     """
 
+    closed_message = "these MembershipQueries are closed"
+
     def __init__(
         self, xg: ExplanationGraph, *, route: Route | None = None, solver: str = "m22"
     ) -> None:
@@ -200,20 +203,11 @@ class MembershipQueries:
         self.sat_calls = 0
         self._cxp_masks: list[int] | None = None
         self._oracle: MembershipOracle | None = None
-        self._closed = False
 
-    def __enter__(self) -> MembershipQueries:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the SAT solver, if one was started."""
-        if self._oracle is not None:
+    def _release(self) -> None:
+        if self._oracle is not None:  # a SAT solver was started
             self._oracle.close()
             self._oracle = None
-        self._closed = True
 
     def _witness(self, i: int, kind: ExplanationKind) -> list[int] | None:
         xg = self.xg
@@ -246,8 +240,7 @@ class MembershipQueries:
         xpg.errors.SolverClosedError
             After :meth:`close`.
         """
-        if self._closed:
-            raise SolverClosedError("these MembershipQueries are closed")
+        self._check_open()
         check_kind(kind)
         i = self.xg.index(feature)
         before = self.sat_calls
@@ -283,11 +276,9 @@ def is_member(
         A feature name (or variable index).
     kind : {"axp", "cxp"}
         The kind of explanation, which decides the kind of witness.
-    route : {"tree-polynomial", "sat"}, optional
-        Force a route (default: :func:`membership_route` decides).  ``"sat"`` is sound on
-        every graph; ``"tree-polynomial"`` needs a tree.
-    solver : str
-        The python-sat solver of the SAT route.
+    route, solver
+        As for :class:`MembershipQueries` (``route`` forces a route, ``solver`` names the
+        python-sat solver of the SAT route).
 
     Returns
     -------

@@ -348,9 +348,7 @@ class LimeExplainer(RemovalExplainer):
         removed = rng.integers(1, n + 1, size=n_samples - 1)
         for row, k in enumerate(removed, start=1):
             data[row, rng.choice(n, size=k, replace=False)] = 0.0
-        before = game.n_queries
-        values = game(2 * data - 1)
-        self.n_queries_ = game.n_queries - before
+        values = self._query(game, 2 * data - 1)
         distances = pairwise_distances(data, data[:1], metric="cosine").ravel() * 100
 
         def kernel(d: np.ndarray, kernel_width: float = width) -> np.ndarray:

@@ -48,6 +48,13 @@ class RemovalExplainer(abc.ABC):
             )
         return np.asarray(self.interpretation_(masks), dtype=float)
 
+    def _query(self, game: RemovalGame, masks: np.ndarray) -> np.ndarray:
+        """The game's values on ``masks``, counted in ``n_queries_``."""
+        before = game.n_queries
+        values = game(masks)
+        self.n_queries_ = game.n_queries - before
+        return values
+
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({params})"

@@ -186,9 +186,7 @@ class Harmonica(RemovalExplainer):
         subsets = _basis_for(game.n_players, degree, who)
         rng = np.random.default_rng(self.random_state)
         masks = self._sample(game, rng)
-        before = game.n_queries
-        values = game(masks)
-        self.n_queries_ = game.n_queries - before
+        values = self._query(game, masks)
         intercept, coef = sparse_parity_regression(
             masks, values, subsets, alpha, self.refit, self.max_iter, self.tol
         )
@@ -259,9 +257,7 @@ class LowDegree(RemovalExplainer):
         n_samples = check_int(self.n_samples, "n_samples", 1, who)
         subsets = [()] + _basis_for(game.n_players, degree, who)
         masks = uniform_masks(game.n_players, n_samples, np.random.default_rng(self.random_state))
-        before = game.n_queries
-        values = game(masks)
-        self.n_queries_ = game.n_queries - before
+        values = self._query(game, masks)
         coef = np.zeros(len(subsets))
         step = max(1, _BLOCK_ROWS_ELEMENTS // len(subsets))
         for start in range(0, n_samples, step):
@@ -469,9 +465,7 @@ class HarmonicaAnchor(RemovalExplainer):
             masks = np.vstack(
                 [ball_masks(n, radius, n_local, rng), uniform_masks(n, n_samples - n_local, rng)]
             )
-        before = game.n_queries
-        values = game(masks)
-        self.n_queries_ = game.n_queries - before
+        values = self._query(game, masks)
         which = AnchoredInterpretation(anchors, [FourierPolynomial(n, {})] * len(anchors)).assign(
             masks
         )

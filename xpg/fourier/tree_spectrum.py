@@ -19,13 +19,8 @@ The result is the ground truth against which every sampled estimator can be chec
 
 Examples
 --------
->>> from xpg.core.features import Feature, Literal
->>> from xpg.core.graph import DecisionGraph
->>> dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
->>> dg.add_node("r", "a"); dg.add_node("n", "b")
->>> dg.add_terminal("t0", 0); dg.add_terminal("t1", 1)
->>> dg.add_edge("r", "t0", Literal.eq("a", 0)); dg.add_edge("r", "n", Literal.eq("a", 1))
->>> dg.add_edge("n", "t0", Literal.eq("b", 0)); dg.add_edge("n", "t1", Literal.eq("b", 1))
+>>> from xpg.examples import and_graph
+>>> dg = and_graph()  # a and b
 >>> print(tree_game_spectrum(dg, {"a": 1, "b": 1}, baseline={"a": 0, "b": 0}))
 0.25 + 0.25 a + 0.25 b + 0.25 a b
 
@@ -175,6 +170,19 @@ def _rows(
     return rows
 
 
+def _game_inputs(
+    dg: DecisionGraph,
+    instance: Instance,
+    baseline: Instance | None,
+    background: Sequence[Instance] | np.ndarray | None,
+    target: Any,
+    class_values: Mapping[Any, float] | None,
+) -> tuple[list[Any], dict[Any, float], list[list[Any]]]:
+    """The checked instance, the value of each class and the removal rows of a graph's game."""
+    values = dg.instance_values(instance)
+    return values, _class_values(dg, target, class_values, values), _rows(dg, baseline, background)
+
+
 def tree_game_spectrum(
     dg: DecisionGraph,
     instance: Instance,
@@ -207,9 +215,7 @@ def tree_game_spectrum(
     FourierPolynomial
         Every non-zero coefficient, players named after the graph's features.
     """
-    values = dg.instance_values(instance)
-    scores = _class_values(dg, target, class_values, values)
-    rows = _rows(dg, baseline, background)
+    values, scores, rows = _game_inputs(dg, instance, baseline, background, target, class_values)
     internal = _internal_nodes(dg)
     index = dg.feature_index
     kept = {
@@ -258,9 +264,9 @@ class DecisionGraphGame(RemovalGame):
         class_values: Mapping[Any, float] | None = None,
     ) -> None:
         self.dg = dg
-        self.instance = dg.instance_values(instance)
-        self.scores = _class_values(dg, target, class_values, self.instance)
-        self.rows = _rows(dg, baseline, background)
+        self.instance, self.scores, self.rows = _game_inputs(
+            dg, instance, baseline, background, target, class_values
+        )
         super().__init__(self._values, len(dg.features), [f.name for f in dg.features])
 
     def _values(self, masks: np.ndarray) -> np.ndarray:

@@ -48,10 +48,9 @@ from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
-    default_distribution,
 )
 from xpg.probabilistic.precision import PrecisionMethod
-from xpg.probabilistic.result import ProbabilisticExplanation, evaluate_set
+from xpg.probabilistic.result import ExplainerRun, ProbabilisticExplanation, as_black_box
 
 
 def anchor_base() -> Any:
@@ -149,7 +148,7 @@ def find_anchor(
     """
     base = anchor_base()
     start = time.perf_counter()
-    bb = model if isinstance(model, BlackBox) else BlackBox(model)
+    bb = as_black_box(model)
     for name, value in (("threshold", threshold), ("delta", delta), ("tau", tau)):
         if not 0.0 < value <= 1.0:
             raise InvalidParameterError(f"{name}: expected a value in (0, 1], found {value!r}")
@@ -158,12 +157,9 @@ def find_anchor(
             f"beam_size and batch_size: expected positive integers, found {beam_size} and "
             f"{batch_size}"
         )
-    dist = default_distribution(bb.features, distribution)
+    run = ExplainerRun.begin(bb, instance, distribution)
     rng = np.random.default_rng(seed)
-    row = bb.row(instance)
-    counter = QueryCounter(bb)
-    prediction = counter(row[None, :])[0]
-    sample_fn = _sample_function(counter, dist, row, prediction, rng)
+    sample_fn = _sample_function(run.counter, run.distribution, run.row, run.prediction, rng)
     saved = np.random.get_state()
     np.random.seed(int(rng.integers(2**32 - 1)))
     try:
@@ -184,14 +180,12 @@ def find_anchor(
     mask = np.zeros(bb.n_features, dtype=bool)
     mask[order] = True
     own = found["precision"][-1] if found["precision"] else found["all_precision"]
-    return ProbabilisticExplanation(
-        method="anchors",
-        features=tuple(f.name for f, on in zip(bb.features, mask, strict=True) if on),
-        prediction=prediction.item() if isinstance(prediction, np.generic) else prediction,
-        precision=evaluate_set(bb, row, mask, dist, evaluate, n_check, rng),
-        n_queries=counter.n_queries,
+    return run.explanation(
+        "anchors",
+        mask,
+        run.evaluate(mask, evaluate, n_check, rng),
+        n_queries=run.counter.n_queries,
         seconds=seconds,
-        optimal=None,
         details={
             "order": tuple(bb.features[j].name for j in order),
             "anchor_precision": float(own),

@@ -56,11 +56,10 @@ from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
-    default_distribution,
     make_rng,
 )
 from xpg.probabilistic.precision import PrecisionEstimate, clopper_pearson
-from xpg.probabilistic.result import ProbabilisticExplanation
+from xpg.probabilistic.result import ExplainerRun, ProbabilisticExplanation, as_black_box
 
 #: Default noise rate p of the noise sensitivity NS_p.
 NOISE_RATE = 0.2
@@ -187,7 +186,7 @@ def find_certificate(
         ``eps``: FINDCERTIFICATE returns the set, otherwise it would return "no certificate").
     """
     start = time.perf_counter()
-    bb = model if isinstance(model, BlackBox) else BlackBox(model)
+    bb = as_black_box(model)
     for name, value in (
         ("noise_rate", noise_rate),
         ("score_accuracy", score_accuracy),
@@ -202,11 +201,9 @@ def find_certificate(
         raise InvalidParameterError(
             f"max_depth: expected a non-negative integer, found {max_depth}"
         )
-    dist = default_distribution(bb.features, distribution)
+    run = ExplainerRun.begin(bb, instance, distribution)
+    counter, dist, row, prediction = run.counter, run.distribution, run.row, run.prediction
     rng = make_rng(seed)
-    row = bb.row(instance)
-    counter = QueryCounter(bb)
-    prediction = counter(row[None, :])[0]
     d = bb.n_features
     fixed = np.zeros(d, dtype=bool)
     order: list[str] = []
@@ -234,14 +231,12 @@ def find_certificate(
     failures = int(check.sum())
     low, high = clopper_pearson(failures, m, confidence)
     estimate = PrecisionEstimate(failures / m, "sampled", low, high, confidence, m, m)
-    return ProbabilisticExplanation(
-        method="certificate",
-        features=tuple(f.name for f, on in zip(bb.features, fixed, strict=True) if on),
-        prediction=prediction.item() if isinstance(prediction, np.generic) else prediction,
-        precision=estimate,
+    return run.explanation(
+        "certificate",
+        fixed,
+        estimate,
         n_queries=search_queries,
         seconds=seconds,
-        optimal=None,
         details={
             "order": tuple(order),
             "scores": tuple(scores_taken),

@@ -48,6 +48,7 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -55,14 +56,13 @@ import numpy as np
 
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidParameterError, MissingExtraError
-from xpg.probabilistic.blackbox import BlackBox, QueryCounter
+from xpg.probabilistic.blackbox import BlackBox
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
-    default_distribution,
 )
 from xpg.probabilistic.precision import PrecisionMethod
-from xpg.probabilistic.result import ProbabilisticExplanation, evaluate_set
+from xpg.probabilistic.result import ExplainerRun, ProbabilisticExplanation, as_black_box
 
 Encoding = Literal["cop", "sat"]
 ENCODINGS: tuple[str, ...] = get_args(Encoding)
@@ -148,23 +148,41 @@ def greedy_rule(agree: Any, same: Any, k: int, encoding: Encoding) -> tuple[int,
     return tuple(sorted(chosen))
 
 
+@dataclass(frozen=True)
+class _RuleProblem:
+    """What both rule solvers read: the merged samples (identical ones as one, weighted), the
+    largest rule, the encoding, the time limit and the greedy rule as a hint."""
+
+    agree: np.ndarray
+    same: np.ndarray
+    weight: np.ndarray
+    k: int
+    encoding: Encoding
+    time_limit: float
+    hint: tuple[int, ...]
+
+    def costly_samples(self) -> Iterator[tuple[int, list[int], bool, int]]:
+        """Per sample a rule can be charged for: its index, the features on which it differs
+        from the instance, whether it has the instance's class, and its weight.  Positives
+        cost nothing under ``"sat"``, nor when they agree everywhere (every rule fires)."""
+        for i in range(len(self.agree)):
+            disagree = [int(j) for j in np.flatnonzero(~self.agree[i])]
+            positive = bool(self.same[i])
+            if positive and (self.encoding == "sat" or not disagree):
+                continue
+            yield i, disagree, positive, int(self.weight[i])
+
+
 def _solve_cpsat(
-    agree: np.ndarray,
-    same: np.ndarray,
-    weight: np.ndarray,
-    k: int,
-    encoding: Encoding,
-    time_limit: float,
-    hint: tuple[int, ...],
-    workers: int,
-    seed: int,
+    problem: _RuleProblem, workers: int, seed: int
 ) -> tuple[tuple[int, ...], int, int, bool, str]:
     from ortools.sat.python import cp_model
 
-    m, d = agree.shape
+    agree, hint = problem.agree, problem.hint
+    d = agree.shape[1]
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"x{j}") for j in range(d)]
-    model.add(sum(x) <= k)
+    model.add(sum(x) <= problem.k)
     hinted = np.zeros(d, dtype=bool)
     hinted[list(hint)] = True
     for j in range(d):
@@ -172,24 +190,20 @@ def _solve_cpsat(
     hint_fired = np.asarray(agree[:, hinted].all(axis=1), dtype=bool)
     constant = 0
     terms = []
-    for i in range(m):
-        disagree = [int(j) for j in np.flatnonzero(~agree[i])]
-        if same[i]:
-            if encoding == "sat" or not disagree:
-                continue
-            fired = model.new_bool_var(f"u{i}")
+    for i, disagree, positive, weight in problem.costly_samples():
+        fired = model.new_bool_var(f"u{i}")
+        if positive:
             for j in disagree:
                 model.add_implication(x[j], ~fired)
-            constant += int(weight[i])
-            terms.append(-int(weight[i]) * fired)
+            constant += weight
+            terms.append(-weight * fired)
         else:
-            fired = model.new_bool_var(f"u{i}")
             model.add_bool_or([fired] + [x[j] for j in disagree])
-            terms.append(int(weight[i]) * fired)
+            terms.append(weight * fired)
         model.add_hint(fired, bool(hint_fired.item(i)))
     model.minimize(constant + sum(terms))
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.max_time_in_seconds = float(problem.time_limit)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
     status = solver.solve(model)
@@ -201,41 +215,32 @@ def _solve_cpsat(
     return chosen, int(round(solver.objective_value)), bound, status == cp_model.OPTIMAL, name
 
 
-def _solve_rc2(
-    agree: np.ndarray,
-    same: np.ndarray,
-    weight: np.ndarray,
-    k: int,
-    encoding: Encoding,
-    time_limit: float,
-    hint: tuple[int, ...],
-) -> tuple[tuple[int, ...], int, int, bool, str]:
+def _solve_rc2(problem: _RuleProblem) -> tuple[tuple[int, ...], int, int, bool, str]:
     from pysat.card import CardEnc, EncType
     from pysat.examples.rc2 import RC2
     from pysat.formula import WCNF, IDPool
 
-    m, d = agree.shape
+    hint, d = problem.hint, problem.agree.shape[1]
     pool = IDPool()
     x = [pool.id(("x", j)) for j in range(d)]
     wcnf = WCNF()
-    for clause in CardEnc.atmost(x, bound=k, vpool=pool, encoding=EncType.seqcounter).clauses:
+    atmost = CardEnc.atmost(x, bound=problem.k, vpool=pool, encoding=EncType.seqcounter)
+    for clause in atmost.clauses:
         wcnf.append(clause)
     always = 0  # negatives equal to the instance on every feature: every rule fires on them
-    for i in range(m):
-        disagree = [x[j] for j in np.flatnonzero(~agree[i])]
-        if same[i]:
-            if encoding == "sat" or not disagree:
-                continue
+    for i, disagree, positive, weight in problem.costly_samples():
+        literals = [x[j] for j in disagree]
+        if positive:
             u = pool.id(("u", i))  # u: the rule does not fire on positive i (an error)
-            for lit in disagree:
+            for lit in literals:
                 wcnf.append([-lit, u])
-            wcnf.append([-u], weight=int(weight[i]))
-        elif disagree:
-            wcnf.append(disagree, weight=int(weight[i]))  # some chosen feature disagrees
+            wcnf.append([-u], weight=weight)
+        elif literals:
+            wcnf.append(literals, weight=weight)  # some chosen feature disagrees
         else:
-            always += int(weight[i])
+            always += weight
     with RC2(wcnf, adapt=True, exhaust=True, minz=True) as rc2:
-        timer = threading.Timer(time_limit, rc2.interrupt)
+        timer = threading.Timer(problem.time_limit, rc2.interrupt)
         timer.start()
         try:
             model = rc2.compute(expect_interrupt=True)
@@ -310,15 +315,11 @@ def solve_rule(
             "solver='cpsat' needs OR-Tools: pip install 'xpg-toolkit[cp]' (or use solver='rc2')"
         )
     hint = greedy_rule(a, s, int(k), encoding)
-    ua, us, weight = _merge(a, s)
+    problem = _RuleProblem(*_merge(a, s), int(k), encoding, time_limit, hint)
     if solver == "cpsat":
-        chosen, objective, bound, optimal, status = _solve_cpsat(
-            ua, us, weight, int(k), encoding, time_limit, hint, workers, seed
-        )
+        chosen, objective, bound, optimal, status = _solve_cpsat(problem, workers, seed)
     else:
-        chosen, objective, bound, optimal, status = _solve_rc2(
-            ua, us, weight, int(k), encoding, time_limit, hint
-        )
+        chosen, objective, bound, optimal, status = _solve_rc2(problem)
     if objective < 0:
         objective = rule_objective(a, s, chosen, encoding)
     return RuleSolution(
@@ -378,17 +379,14 @@ def find_optimal_rule(
         numbers of positive and negative samples.
     """
     start = time.perf_counter()
-    bb = model if isinstance(model, BlackBox) else BlackBox(model)
+    bb = as_black_box(model)
     if n_samples < 1:
         raise InvalidParameterError(f"n_samples: expected at least 1, found {n_samples}")
-    dist = default_distribution(bb.features, distribution)
+    run = ExplainerRun.begin(bb, instance, distribution)
     rng = np.random.default_rng(seed)
-    row = bb.row(instance)
-    counter = QueryCounter(bb)
-    prediction = counter(row[None, :])[0]
-    Z = dist.sample(n_samples, rng)
-    same = counter(Z) == prediction
-    agree = Z == row[None, :]
+    Z = run.distribution.sample(n_samples, rng)
+    same = run.counter(Z) == run.prediction
+    agree = Z == run.row[None, :]
     solution = solve_rule(
         agree,
         same,
@@ -402,12 +400,11 @@ def find_optimal_rule(
     seconds = time.perf_counter() - start
     mask = np.zeros(bb.n_features, dtype=bool)
     mask[list(solution.features)] = True
-    return ProbabilisticExplanation(
-        method=encoding,
-        features=tuple(f.name for f, on in zip(bb.features, mask, strict=True) if on),
-        prediction=prediction.item() if isinstance(prediction, np.generic) else prediction,
-        precision=evaluate_set(bb, row, mask, dist, evaluate, n_check, rng),
-        n_queries=counter.n_queries,
+    return run.explanation(
+        encoding,
+        mask,
+        run.evaluate(mask, evaluate, n_check, rng),
+        n_queries=run.counter.n_queries,
         seconds=seconds,
         optimal=solution.optimal,
         details={

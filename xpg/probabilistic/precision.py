@@ -17,13 +17,8 @@ al.; Eq. 1 of Koriche et al.).  Three ways to get it:
 
 Examples
 --------
->>> from xpg.core.features import Feature, Literal
->>> from xpg.core.graph import DecisionGraph
->>> dg = DecisionGraph([Feature.boolean("a"), Feature.boolean("b")], classes=[0, 1])
->>> dg.add_node("r", "a"); dg.add_node("n", "b")
->>> dg.add_terminal("t0", 0); dg.add_terminal("t1", 1)
->>> dg.add_edge("r", "t0", Literal.eq("a", 0)); dg.add_edge("r", "n", Literal.eq("a", 1))
->>> dg.add_edge("n", "t0", Literal.eq("b", 0)); dg.add_edge("n", "t1", Literal.eq("b", 1))
+>>> from xpg.examples import and_graph
+>>> dg = and_graph()  # a and b
 >>> est = precision_error(dg, {"a": 1, "b": 1}, ["a"])
 >>> est.error, est.method
 (0.5, 'exact-propagation')

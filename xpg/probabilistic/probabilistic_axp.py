@@ -50,7 +50,7 @@ from xpg.probabilistic.distributions import (
     default_distribution,
 )
 from xpg.probabilistic.precision import GraphPrecision, PrecisionEstimate, subset_mask
-from xpg.probabilistic.result import ProbabilisticExplanation
+from xpg.probabilistic.result import ProbabilisticExplanation, as_black_box
 
 #: Largest locally minimal set whose subsets are all searched.
 MAX_EXHAUSTIVE = 18
@@ -64,6 +64,14 @@ def _subset_masks(members: Sequence[int], d: int) -> np.ndarray:
     masks = np.zeros((2**k, d), dtype=bool)
     masks[:, list(members)] = bits.astype(bool)
     return masks
+
+
+def _compiled(model: BlackBox | DecisionGraph, missing: str) -> tuple[BlackBox, DecisionGraph]:
+    """The model as a black box and its compiled graph, else the ``missing`` error."""
+    bb = as_black_box(model)
+    if bb.graph is None:
+        raise ExactPrecisionUnavailableError(missing)
+    return bb, bb.graph
 
 
 def find_probabilistic_axp(
@@ -104,18 +112,17 @@ def find_probabilistic_axp(
         not a product.
     """
     start = time.perf_counter()
-    bb = model if isinstance(model, BlackBox) else BlackBox(model)
-    if bb.graph is None:
-        raise ExactPrecisionUnavailableError(
-            "a probabilistic AXp needs exact precision: expected a BlackBox with a compiled "
-            "graph (BlackBox.from_sklearn_tree, BlackBox.from_graph) or a DecisionGraph"
-        )
+    bb, graph = _compiled(
+        model,
+        "a probabilistic AXp needs exact precision: expected a BlackBox with a compiled "
+        "graph (BlackBox.from_sklearn_tree, BlackBox.from_graph) or a DecisionGraph",
+    )
     if not 0.0 <= delta < 1.0:
         raise InvalidParameterError(f"delta: expected a value in [0, 1), found {delta!r}")
     dist = default_distribution(bb.features, distribution)
-    exact = GraphPrecision(bb.graph, bb.row(instance), dist)
+    exact = GraphPrecision(graph, bb.row(instance), dist)
     d = bb.n_features
-    tested = set(bb.graph.tested_features())
+    tested = set(graph.tested_features())
     names = [f.name for f in bb.features]
     sequence = list(order) if order is not None else names
     subset_mask(bb.features, sequence)  # checks the names
@@ -173,11 +180,7 @@ def is_weak_probabilistic_axp(
     delta: float = 0.05,
 ) -> bool:
     """True when the exact precision error of ``features`` is at most ``delta``."""
-    bb = model if isinstance(model, BlackBox) else BlackBox(model)
-    if bb.graph is None:
-        raise ExactPrecisionUnavailableError(
-            "expected a BlackBox with a compiled graph or a DecisionGraph"
-        )
+    bb, graph = _compiled(model, "expected a BlackBox with a compiled graph or a DecisionGraph")
     dist = default_distribution(bb.features, distribution)
-    exact = GraphPrecision(bb.graph, bb.row(instance), dist)
+    exact = GraphPrecision(graph, bb.row(instance), dist)
     return exact.error(list(features)) <= delta

@@ -22,9 +22,10 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidParameterError
-from xpg.probabilistic.blackbox import BlackBox
-from xpg.probabilistic.distributions import SamplingDistribution, Seed
+from xpg.probabilistic.blackbox import BlackBox, QueryCounter
+from xpg.probabilistic.distributions import SamplingDistribution, Seed, default_distribution
 from xpg.probabilistic.precision import PrecisionEstimate, PrecisionMethod, precision_error
 
 ExplainerName = Literal["certificate", "cop", "sat", "anchors", "probabilistic-axp"]
@@ -116,3 +117,73 @@ def evaluate_set(
     return precision_error(
         model, instance, mask, distribution, method=evaluate, n_samples=n_check, seed=seed
     )
+
+
+def as_black_box(model: BlackBox | DecisionGraph) -> BlackBox:
+    """The model as a :class:`~xpg.probabilistic.blackbox.BlackBox` (a graph is wrapped)."""
+    return model if isinstance(model, BlackBox) else BlackBox(model)
+
+
+@dataclass(frozen=True)
+class ExplainerRun:
+    """What a sampling explainer starts from and reports with: the model, the distribution,
+    the instance's row, the counter of model queries and the model's prediction.
+
+    Examples
+    --------
+    >>> from xpg.examples import and_graph
+    >>> run = ExplainerRun.begin(as_black_box(and_graph()), {"a": 1, "b": 1}, None)
+    >>> int(run.prediction), run.counter.n_queries
+    (1, 1)
+    >>> found = run.explanation("cop", np.array([True, False]), None, n_queries=1, seconds=0.0)
+    >>> found.features, found.prediction
+    (('a',), 1)
+    """
+
+    model: BlackBox
+    distribution: SamplingDistribution
+    row: np.ndarray
+    counter: QueryCounter
+    prediction: Any
+
+    @classmethod
+    def begin(
+        cls, model: BlackBox, instance: Any, distribution: SamplingDistribution | None
+    ) -> ExplainerRun:
+        """Check the distribution (default: uniform) and the instance, and query the model's
+        prediction for it (the first counted query)."""
+        dist = default_distribution(model.features, distribution)
+        row = model.row(instance)
+        counter = QueryCounter(model)
+        return cls(model, dist, row, counter, counter(row[None, :])[0])
+
+    def evaluate(
+        self, mask: np.ndarray, evaluate: PrecisionMethod | None, n_check: int, seed: Seed
+    ) -> PrecisionEstimate | None:
+        """:func:`evaluate_set` of a feature set of this instance."""
+        return evaluate_set(self.model, self.row, mask, self.distribution, evaluate, n_check, seed)
+
+    def explanation(
+        self,
+        method: str,
+        mask: np.ndarray,
+        precision: PrecisionEstimate | None,
+        *,
+        n_queries: int,
+        seconds: float,
+        optimal: bool | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> ProbabilisticExplanation:
+        """The :class:`ProbabilisticExplanation` of the features selected by ``mask``."""
+        features = self.model.features
+        prediction = self.prediction
+        return ProbabilisticExplanation(
+            method=method,
+            features=tuple(f.name for f, on in zip(features, mask, strict=True) if on),
+            prediction=prediction.item() if isinstance(prediction, np.generic) else prediction,
+            precision=precision,
+            n_queries=n_queries,
+            seconds=seconds,
+            optimal=optimal,
+            details={} if details is None else details,
+        )

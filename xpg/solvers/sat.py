@@ -44,11 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from pysat.solvers import Solver
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import breadth_first_order
 
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import SolverClosedError
+from xpg.solvers.lifecycle import SolverOwner
 
 Clause = list[int]
 
@@ -83,6 +81,10 @@ def reaches_zero(xg: ExplanationGraph) -> np.ndarray:
     One breadth-first search over the reversed edges from a virtual node linked to every
     0-terminal (scipy's compiled graph routines).
     """
+    # imported here: scipy.sparse costs more to import than most membership queries take
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
     n = xg.n_nodes
     zeros = np.flatnonzero(xg.terminal_value == 0)
     if not len(zeros):
@@ -148,7 +150,7 @@ def membership_clauses(xg: ExplanationGraph) -> tuple[EncodingVars, list[Clause]
     return ev, clauses
 
 
-class MembershipOracle:
+class MembershipOracle(SolverOwner):
     """An incremental SAT solver answering "is feature ``i`` in some AXp?" (use it as a
     context manager).
 
@@ -164,29 +166,21 @@ class MembershipOracle:
         SAT calls made so far (one per :meth:`query`).
     """
 
+    closed_message = "this MembershipOracle is closed"
+
     def __init__(self, xg: ExplanationGraph, solver: str = "m22") -> None:
         self.xg = xg
         self.sat_calls = 0
         self._vars, clauses = membership_clauses(xg)
-        self._solver: Solver | None = Solver(name=solver, bootstrap_with=clauses)
+        self._solver = Solver(name=solver, bootstrap_with=clauses)
 
-    def __enter__(self) -> MembershipOracle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the SAT solver."""
-        if self._solver is not None:
-            self._solver.delete()
-            self._solver = None
+    def _release(self) -> None:
+        self._solver.delete()
 
     def query(self, i: int) -> list[int] | None:
         """One SAT call: a weak AXp ``S`` (sorted indices) with ``i`` in ``S`` and ``S - {i}``
         not a weak AXp, or ``None`` when feature ``i`` is in no AXp."""
-        if self._solver is None:
-            raise SolverClosedError("this MembershipOracle is closed")
+        self._check_open()
         ev, m = self._vars, self.xg.n_vars
         assumptions = [-(ev.x + v) for v in range(m)]
         assumptions[i] = -assumptions[i]

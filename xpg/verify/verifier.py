@@ -43,8 +43,9 @@ from typing import Literal as TypingLiteral
 
 from xpg.core.features import Feature
 from xpg.core.instances import instance_dict
-from xpg.errors import InvalidInstanceError, SolverClosedError, VerificationError, XpgError
+from xpg.errors import InvalidInstanceError, VerificationError, XpgError
 from xpg.models.protocol import Model
+from xpg.solvers.lifecycle import SolverOwner
 from xpg.solvers.smt import SmtModel, encode_model
 
 Kind = TypingLiteral["axp", "cxp"]
@@ -110,7 +111,7 @@ def _jsonable(x: dict[str, Any] | None) -> dict[str, Any] | None:
     return {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in x.items()}
 
 
-class Verifier:
+class Verifier(SolverOwner):
     """An SMT verifier for one model: encode once, check many claims.
 
     Parameters
@@ -124,22 +125,16 @@ class Verifier:
     :class:`~xpg.errors.SolverClosedError`.
     """
 
+    closed_message = "this Verifier is closed"
+
     def __init__(self, model: Any, features: Sequence[Feature | Any] | None = None) -> None:
         _refuse_ill_defined(model)
         self.encoding: SmtModel = encode_model(model, features)
         self._solver: Any = self.encoding.solver()
 
-    def __enter__(self) -> Verifier:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the solver."""
-        if self._solver is not None:
-            self._solver.exit()
-            self._solver = None
+    def _release(self) -> None:
+        self._solver.exit()
+        self._solver = None
 
     @property
     def features(self) -> list[Feature]:
@@ -169,8 +164,7 @@ class Verifier:
         self, values: dict[str, Any], fixed: Iterable[str], prediction: Any
     ) -> dict[str, Any] | None:
         """An input agreeing with ``values`` on ``fixed`` whose class is not ``prediction``."""
-        if self._solver is None:
-            raise SolverClosedError("this Verifier is closed")
+        self._check_open()
         enc, s = self.encoding, self._solver
         assumptions = [enc.is_value(n, values[n]) for n in fixed]
         s.push()

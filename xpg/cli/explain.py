@@ -1,0 +1,101 @@
+"""``xpg axp``, ``xpg cxp`` and ``xpg enum``: one explanation, or all of them (MARCO).
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="xpg")
+>>> register(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["enum", "g.xpg", "--limit", "3"])
+>>> args.func is cmd_enum, args.limit, args.timeout
+(True, 3, None)
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, Algs. 2-4.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from xpg.cli.common import (
+    add_command,
+    braces,
+    emit,
+    load_args_graph,
+    positive_float,
+    positive_int,
+)
+
+
+def _seed(args: argparse.Namespace) -> list[str] | None:
+    return args.seed.split(",") if args.seed else None
+
+
+def cmd_axp(args: argparse.Namespace) -> int:
+    """Handler of ``xpg axp``."""
+    from xpg.explain.axp_cxp import find_axp
+
+    xg = load_args_graph(args)
+    start = time.perf_counter()
+    axp = find_axp(xg, seed=_seed(args))
+    seconds = time.perf_counter() - start
+    return emit(
+        args, {"kind": "axp", "features": sorted(axp), "seconds": seconds}, f"AXp {braces(axp)}"
+    )
+
+
+def cmd_cxp(args: argparse.Namespace) -> int:
+    """Handler of ``xpg cxp``."""
+    from xpg.explain.axp_cxp import find_cxp
+
+    xg = load_args_graph(args)
+    start = time.perf_counter()
+    cxp = find_cxp(xg, seed=_seed(args))
+    seconds = time.perf_counter() - start
+    text = f"CXp {braces(cxp)}" if cxp is not None else "no CXp: the prediction cannot change"
+    doc = {"kind": "cxp", "features": sorted(cxp) if cxp is not None else None, "seconds": seconds}
+    return emit(args, doc, text)
+
+
+def cmd_enum(args: argparse.Namespace) -> int:
+    """Handler of ``xpg enum``: explanations streamed as found, then a summary."""
+    from xpg.explain.marco import Enumerator
+
+    xg = load_args_graph(args)
+    with Enumerator(xg, limit=args.limit, timeout=args.timeout) as en:
+        for found in en:
+            if not args.json:
+                print(f"{found.kind.upper()} {braces(found.features)}", flush=True)
+        result = en.result()
+    summary = (
+        f"{len(result.axps)} AXps, {len(result.cxps)} CXps, "
+        f"{'complete' if result.complete else 'INCOMPLETE (budget reached)'}, "
+        f"{result.seconds:.4f} s"
+    )
+    return emit(args, result.to_json(), summary)
+
+
+def _add_seed_argument(p: argparse.ArgumentParser, kind: str) -> None:
+    p.add_argument("--seed", metavar="F1,F2,...", help=f"a weak {kind} to shrink (feature names)")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``axp``, ``cxp`` and ``enum`` to the ``xpg`` sub-commands."""
+    p = add_command(
+        subparsers, "axp", cmd_axp, help="one abductive explanation (why this prediction?)"
+    )
+    _add_seed_argument(p, "AXp")
+    p = add_command(
+        subparsers,
+        "cxp",
+        cmd_cxp,
+        help="one contrastive explanation (what change could change it?)",
+    )
+    _add_seed_argument(p, "CXp")
+    p = add_command(subparsers, "enum", cmd_enum, help="all AXps and CXps, streamed (MARCO)")
+    p.add_argument("--limit", type=positive_int, help="stop after N explanations")
+    p.add_argument("--timeout", type=positive_float, help="stop after S seconds")

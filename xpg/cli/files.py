@@ -1,0 +1,70 @@
+"""``xpg validate`` and ``xpg export``: check a model or ``.xpg`` file, write a ``.xpg`` file.
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="xpg")
+>>> register(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["export", "m.json", "--instance", "a=1", "-o", "g.xpg"])
+>>> args.func is cmd_export, args.output
+(True, 'g.xpg')
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from xpg.cli.common import (
+    add_command,
+    add_json_argument,
+    emit,
+    is_model_file,
+    load_args_graph,
+)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Handler of ``xpg export``."""
+    from xpg.io import write_xpg
+
+    xg = load_args_graph(args)
+    write_xpg(xg, args.output)
+    return emit(
+        args,
+        {"output": args.output, "nodes": xg.n_nodes, "edges": len(xg.edge_src)},
+        f"wrote {args.output} ({xg.n_nodes} nodes, {len(xg.edge_src)} edges)",
+    )
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Handler of ``xpg validate``: a model file is validated as it is read, a ``.xpg`` too."""
+    from xpg.io import load_model, read_xpg
+
+    if is_model_file(args.file):
+        dg = load_model(args.file)  # validates
+        doc = {"file": args.file, "valid": True, "nodes": len(dg), "edges": dg.n_edges}
+    else:
+        xg = read_xpg(args.file)
+        doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": len(xg.edge_src)}
+    return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``export`` and ``validate`` to the ``xpg`` sub-commands."""
+    p = add_command(
+        subparsers,
+        "export",
+        cmd_export,
+        help="write the .xpg explanation graph of a model and instance",
+    )
+    p.add_argument("-o", "--output", required=True, help="the .xpg file to write")
+    p = add_command(
+        subparsers,
+        "validate",
+        cmd_validate,
+        help="check a model file or a .xpg file",
+        file_arguments=False,
+    )
+    p.add_argument("file")
+    add_json_argument(p)
