@@ -11,7 +11,8 @@ that fit an estimator.
 * features, literals, instances: :func:`random_features`, :func:`random_condition`,
   :func:`random_instance`, :func:`random_row`, :func:`one_hot_group`;
 * decision graphs: :func:`random_tree`, :func:`merge_subtrees`, :func:`random_ordered_dag`,
-  :func:`random_decision_graph`, :func:`random_bounded_graph`, :func:`reachable_part`;
+  :func:`random_decision_graph`, :func:`random_bounded_graph`, :func:`ladder` (parity),
+  :func:`small_mixed_graph`, :func:`reachable_part`;
 * models: :func:`random_decision_tree`, :func:`random_decision_list`, :func:`random_omdd`,
   :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_sklearn_tree`,
   :func:`random_real_sklearn_tree`;
@@ -46,12 +47,14 @@ from xpg.testing.features import (
 )
 from xpg.testing.graphs import (
     GRAPH_KINDS,
+    ladder,
     merge_subtrees,
     random_bounded_graph,
     random_decision_graph,
     random_ordered_dag,
     random_tree,
     reachable_part,
+    small_mixed_graph,
 )
 from xpg.testing.models import (
     dnf_obdd,
@@ -88,6 +91,7 @@ __all__ = [
     "domain_values",
     "float32_representatives",
     "grid_from_literals",
+    "ladder",
     "literal_constants",
     "merge_subtrees",
     "numeric_representatives",
@@ -113,4 +117,5 @@ __all__ = [
     "reachable_part",
     "representatives",
     "sklearn_thresholds",
+    "small_mixed_graph",
 ]

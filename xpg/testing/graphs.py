@@ -238,6 +238,65 @@ def random_ordered_dag(
     return reachable_part(dg, layer_nodes[0])
 
 
+def small_mixed_graph() -> DecisionGraph:
+    """A valid four-node graph over a real ``x`` and a categorical ``c`` in {a, b, d}.
+
+    ``r`` tests ``x``: ``x <= 2`` goes to ``t0`` ("no"), ``x > 2`` to ``n``, which tests
+    ``c``: ``a`` goes to ``t0``, ``b`` or ``d`` to ``t1`` ("yes").  Tests mutate it into
+    every kind of invalid graph.
+
+    Examples
+    --------
+    >>> dg = small_mixed_graph()
+    >>> dg.predict({"x": 3, "c": "b"}), dg.predict({"x": 1, "c": "b"})
+    ('yes', 'no')
+    """
+    dg = DecisionGraph(
+        [Feature.real("x"), Feature.categorical("c", ["a", "b", "d"])], classes=["no", "yes"]
+    )
+    dg.add_node("r", "x")
+    dg.add_node("n", "c")
+    dg.add_terminal("t0", "no")
+    dg.add_terminal("t1", "yes")
+    dg.add_edge("r", "t0", Literal.le("x", 2))
+    dg.add_edge("r", "n", Literal.gt("x", 2))
+    dg.add_edge("n", "t0", Literal.isin("c", ["a"]))
+    dg.add_edge("n", "t1", Literal.isin("c", ["b", "d"]))
+    return dg
+
+
+def ladder(n: int, prefix: str = "x") -> DecisionGraph:
+    """The parity of ``n`` bits as a chain of ``2n - 1`` tests (plus 2 terminals).
+
+    Node ``(i, p)`` tests ``{prefix}i`` and goes to ``(i + 1, p xor b)``; the number of
+    root-to-terminal paths doubles with every feature, so only a traversal with a visited set
+    is linear.  One AXp (every bit), one CXp per bit.
+
+    Examples
+    --------
+    >>> dg = ladder(4)
+    >>> len(dg), dg.predict([1, 1, 0, 1])
+    (9, 1)
+    >>> [f.name for f in ladder(2, "p").features]
+    ['p0', 'p1']
+    """
+    feats = [Feature.boolean(f"{prefix}{i}") for i in range(n)]
+    dg = DecisionGraph(feats, classes=[0, 1])
+    dg.add_terminal("t0", 0)
+    dg.add_terminal("t1", 1)
+    dg.add_node((0, 0), feats[0].name)
+    for i in range(1, n):
+        for p in (0, 1):
+            dg.add_node((i, p), feats[i].name)
+    for i in range(n):
+        for p in (0, 1) if i else (0,):
+            for b in (0, 1):
+                q = p ^ b
+                child = (i + 1, q) if i + 1 < n else ("t1" if q else "t0")
+                dg.add_edge((i, p), child, Literal.eq(feats[i].name, b))
+    return dg
+
+
 def random_decision_graph(
     seed: Seed, kind: str, max_features: int = 5, max_classes: int = 4
 ) -> DecisionGraph:

@@ -12,12 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from random_models import (
-    random_decision_list,
-    random_decision_tree,
-    random_features,
-    random_omdd,
-)
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg import (
@@ -43,6 +37,13 @@ from xpg.models.decision_list import DecisionList, Rule
 from xpg.models.obdd import OBDD
 from xpg.models.omdd import OMDD
 from xpg.models.tree import DecisionTree, Leaf, Split
+from xpg.testing import (
+    domain_values,
+    random_decision_list,
+    random_decision_tree,
+    random_features,
+    random_omdd,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,10 +51,8 @@ REPO = Path(__file__).resolve().parents[2]
 def _all_inputs(features: list[Feature], rng: random.Random) -> list[list[Any]]:
     axes = []
     for f in features:
-        if f.is_discrete:
-            axes.append(list(f.values))
-        elif f.kind == "integer":
-            axes.append(list(range(int(f.low), int(f.high) + 1)))
+        if f.kind != "real":
+            axes.append(domain_values(f))
         else:
             axes.append(
                 [v for v in (-1.0, 1.0, 1.5, 2.5, 3.0, 4.0, 5.5, 7.0, 9.0) if f.low <= v <= f.high]
