@@ -16,6 +16,7 @@ that fit an estimator.
 * models: :func:`random_decision_tree`, :func:`random_decision_list`, :func:`random_omdd`,
   :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_sklearn_tree`,
   :func:`random_real_sklearn_tree`;
+* Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
 * explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`;
 * the oracle: :class:`Oracle` (all AXps and CXps, members, necessary features, smallest
   sizes), :class:`ClassTable` (a classifier evaluated on a grid), and the grids
@@ -45,6 +46,7 @@ from xpg.testing.features import (
     random_instance,
     random_row,
 )
+from xpg.testing.fourier import random_fourier_polynomial, table_game
 from xpg.testing.graphs import (
     GRAPH_KINDS,
     ladder,
@@ -104,6 +106,7 @@ __all__ = [
     "random_decision_tree",
     "random_dg_xpgs",
     "random_features",
+    "random_fourier_polynomial",
     "random_instance",
     "random_obdd",
     "random_omdd",
@@ -118,4 +121,5 @@ __all__ = [
     "representatives",
     "sklearn_thresholds",
     "small_mixed_graph",
+    "table_game",
 ]
