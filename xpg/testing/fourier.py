@@ -10,12 +10,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xpg.fourier.basis import FourierPolynomial
-from xpg.fourier.game import RemovalGame
 from xpg.testing._seed import Seed, as_generator
+
+if TYPE_CHECKING:  # xpg.fourier imports scikit-learn: only when these functions run
+    from xpg.fourier.basis import FourierPolynomial
+    from xpg.fourier.game import RemovalGame
 
 
 def random_fourier_polynomial(
@@ -32,6 +35,8 @@ def random_fourier_polynomial(
     >>> random_fourier_polynomial(1, order=3, n=6, counts=((2, 5), (3, 3))).degree
     3
     """
+    from xpg.fourier.basis import FourierPolynomial
+
     rng = as_generator(seed)
     terms: dict[tuple[int, ...], float] = {(): float(rng.normal())}
     terms.update({(i,): float(rng.normal()) for i in range(n)})
@@ -53,5 +58,7 @@ def table_game(table: np.ndarray) -> RemovalGame:
     >>> table_game(np.array([0.0, 1.0, 2.0, 3.0]))(np.array([[1, -1], [1, 1]])).tolist()
     [1.0, 3.0]
     """
+    from xpg.fourier.game import RemovalGame
+
     n = int(table.size).bit_length() - 1
     return RemovalGame(lambda x: table[((x > 0) * (1 << np.arange(n))).sum(axis=1)], n)
