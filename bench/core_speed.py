@@ -2,7 +2,7 @@
 
 Usage: ``python -m bench.core_speed [--quick] [--timeout S] [--ours-only] [--out DIR]``.
 
-1. **Reachability is linear.**  The parity ladder (:func:`bench.randgen.ladder`) has 2n
+1. **Reachability is linear.**  The parity ladder (:func:`xpg.testing.ladder`) has 2n
    nodes and 2^n root-to-terminal paths.  xpg's ``path_to_zero`` with every feature free
    for n = 20, 40, 80, 1,000 (and more), against the reference's ``path_to_zero``, a
    breadth-first search without a visited set, which doubles with every feature.
@@ -40,7 +40,7 @@ from typing import Any
 from bench.data import REPO_ROOT
 from bench.peers import PEERS, ensure_venv, is_ready, run_runner
 from bench.peers_compare import as_sets
-from bench.randgen import ladder, random_reduced_obdd, random_tree
+from bench.randgen import random_tree
 from bench.runners.timing import cpu_time
 from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 from xpg.core.graph import DecisionGraph
@@ -49,6 +49,7 @@ from xpg.explain.axp_cxp import find_axp
 from xpg.explain.marco import enumerate_explanations
 from xpg.explain.reach import path_to_zero
 from xpg.io import read_xpg, write_xpg
+from xpg.testing import ladder, random_reduced_obdd
 
 EXAMPLES = REPO_ROOT.parent / "shared" / "xpg-examples"
 COLUMNS = [

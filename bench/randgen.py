@@ -1,23 +1,20 @@
-"""Seeded random decision graphs for the speed benchmarks: ladders, trees, OBDDs.
+"""Seeded random decision graphs for the speed benchmarks: large trees and OBDDs.
 
-* :func:`ladder` -- the parity chain: node ``(i, p)`` tests ``b_i`` and goes to
-  ``(i + 1, p xor b_i)``; 2n nodes, and the number of root-to-terminal paths doubles with
-  every feature, so only a traversal with a visited set is linear.
+The parity ladder (:func:`xpg.testing.ladder`) and reduced OBDDs of random DNFs
+(:func:`xpg.testing.random_reduced_obdd`) live in :mod:`xpg.testing`, which the tests share.
+
 * :func:`random_tree` -- a binary decision tree over boolean features grown by splitting
   random leaves (a feature never repeats on a path), leaves labelled at random.
 * :func:`random_layered_obdd` -- an ordered BDD-shaped DAG: one layer per feature (in
   feature order), every node's two children in lower layers; read-once on every path, so
   Def. 2 holds.  Not reduced; sizes up to millions of nodes.
-* :func:`random_reduced_obdd` -- a reduced OBDD built with dd from a random DNF.
+* :func:`random_tree_xpg`, :func:`random_layered_xpg` -- their explanation graphs for a random
+  instance, built directly as arrays (millions of nodes).
 
-Every generator returns a :class:`~xpg.core.graph.DecisionGraph` satisfying Def. 2 of the core
-paper, over boolean features ``x0, x1, ...``.
+The decision graphs satisfy Def. 2 of the core paper; every feature is boolean, ``x0, x1, ...``.
 
 Examples
 --------
->>> dg = ladder(4)
->>> len(dg), dg.predict([1, 1, 0, 1])
-(9, 1)
 >>> t = random_tree(101, 10, seed=0)
 >>> len(t), t.is_tree()
 (101, True)
@@ -34,35 +31,14 @@ import random
 
 import numpy as np
 
-from xpg.compile.bdd import bdd_manager
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.models.obdd import from_bdd
 
 
 def _booleans(n: int) -> tuple[list[Feature], list[tuple[Literal, Literal]]]:
     feats = [Feature.boolean(f"x{i}") for i in range(n)]
     return feats, [(Literal.eq(f.name, 0), Literal.eq(f.name, 1)) for f in feats]
-
-
-def ladder(n: int) -> DecisionGraph:
-    """The parity of ``n`` bits as a chain of 2n - 1 tests (plus 2 terminals)."""
-    feats, lits = _booleans(n)
-    dg = DecisionGraph(feats, classes=[0, 1])
-    dg.add_terminal("t0", 0)
-    dg.add_terminal("t1", 1)
-    dg.add_node((0, 0), "x0")
-    for i in range(1, n):
-        for p in (0, 1):
-            dg.add_node((i, p), f"x{i}")
-    for i in range(n):
-        for p in (0, 1) if i else (0,):
-            for b in (0, 1):
-                q = p ^ b
-                child = (i + 1, q) if i + 1 < n else ("t1" if q else "t0")
-                dg.add_edge((i, p), child, lits[i][b])
-    return dg
 
 
 def random_tree(
@@ -78,35 +54,7 @@ def random_tree(
     """
     rng = random.Random(seed)
     feats, lits = _booleans(n_features)
-    parent: list[int] = [-1]
-    branch: list[int] = [-1]
-    test: list[int] = [-1]
-    used: list[frozenset[int]] = [frozenset()]
-    leaves = [0]
-    while len(parent) + 2 <= n_nodes and leaves:
-        k = rng.randrange(len(leaves))
-        leaf = leaves[k]
-        free = n_features - len(used[leaf])
-        if free == 0:
-            leaves[k] = leaves[-1]
-            leaves.pop()
-            continue
-        untested = [f for f in range(relevant or 0) if f not in used[leaf]]
-        if untested:  # the relevant features first, so that deep leaves are labelled exactly
-            f = rng.choice(untested)
-        else:
-            f = rng.randrange(n_features)
-            while f in used[leaf]:
-                f = rng.randrange(n_features)
-        test[leaf] = f
-        leaves[k] = leaves[-1]
-        leaves.pop()
-        for b in (0, 1):
-            parent.append(leaf)
-            branch.append(b)
-            test.append(-1)
-            used.append(used[leaf] | {f})
-            leaves.append(len(parent) - 1)
+    parent, branch, test = _tree_arrays(n_nodes, n_features, rng, relevant)
     dg = DecisionGraph(feats, classes=[0, 1])
     for node, f in enumerate(test):
         if f >= 0:
@@ -180,48 +128,34 @@ def random_layered_obdd(
     return dg
 
 
-def random_reduced_obdd(
-    n_features: int, target_nodes: int, seed: int = 0, term_size: int = 4
-) -> DecisionGraph:
-    """A reduced OBDD (dd) of a random DNF, terms added until it has >= ``target_nodes`` nodes."""
-    rng = random.Random(seed)
-    names = [f"x{i}" for i in range(n_features)]
-    bdd = bdd_manager(names)
-    f = bdd.false
-    while len(f) + 2 < target_nodes:
-        term = bdd.true
-        for v in rng.sample(names, min(term_size, n_features)):
-            term &= bdd.var(v) if rng.random() < 0.5 else ~bdd.var(v)
-        f |= term
-    return from_bdd(f, [Feature.boolean(n) for n in names])
-
-
 def _tree_arrays(
-    n_nodes: int, n_features: int, rng: random.Random
+    n_nodes: int, n_features: int, rng: random.Random, relevant: int | None = None
 ) -> tuple[list[int], list[int], list[int]]:
-    """Parent, branch (0/1) and tested feature (-1: leaf) of a random binary tree."""
+    """Parent, branch (0/1) and tested feature (-1: leaf) of a random binary tree grown by
+    splitting random leaves; features ``0 .. relevant - 1`` first on every path."""
     parent, branch, test = [-1], [-1], [-1]
+    used: list[frozenset[int]] = [frozenset()]
     leaves = [0]
     while len(parent) + 2 <= n_nodes and leaves:
         k = rng.randrange(len(leaves))
         leaf = leaves[k]
-        used = set()
-        a = leaf
-        while parent[a] >= 0:
-            a = parent[a]
-            used.add(test[a])
         leaves[k] = leaves[-1]
         leaves.pop()
-        if len(used) == n_features:
+        if len(used[leaf]) == n_features:
             continue
-        f = rng.randrange(n_features)
-        while f in used:
+        untested = [f for f in range(relevant or 0) if f not in used[leaf]]
+        if untested:  # the relevant features first, so that deep leaves are labelled exactly
+            f = rng.choice(untested)
+        else:
             f = rng.randrange(n_features)
+            while f in used[leaf]:
+                f = rng.randrange(n_features)
         test[leaf] = f
         for b in (0, 1):
             parent.append(leaf)
             branch.append(b)
             test.append(-1)
+            used.append(used[leaf] | {f})
             leaves.append(len(parent) - 1)
     return parent, branch, test
 

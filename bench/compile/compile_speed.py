@@ -44,6 +44,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import XpgError
 from xpg.learn import load_dataset
 from xpg.models.decision_list import DecisionList, Rule
+from xpg.testing import reachable_part
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -209,33 +210,11 @@ def layered_graph(n_edges: int, seed: int, n_features: int = 40) -> DecisionGrap
     return dg
 
 
-def _reachable_only(dg: DecisionGraph) -> DecisionGraph:
-    """Keep the nodes the root reaches (a random layered graph leaves some unreached)."""
-    keep, stack = {dg.root}, [dg.root]
-    while stack:
-        for c, _ in dg.children(stack.pop()):
-            if c not in keep:
-                keep.add(c)
-                stack.append(c)
-    out = DecisionGraph(dg.features, dg.classes, root=dg.root)
-    for n in dg.nodes:
-        if n in keep:
-            if dg.is_terminal(n):
-                out.add_terminal(n, dg.class_of(n))
-            else:
-                out.add_node(n, dg.feature_of(n))
-    for n in dg.nodes:
-        if n in keep:
-            for c, lit in dg.children(n):
-                out.add_edge(n, c, lit)
-    return out
-
-
 def bench_xpg(sizes: list[int], repeat: int, seed: int) -> list[dict[str, Any]]:
     rows = []
     for size in sizes:
         start = time.perf_counter()
-        dg = _reachable_only(layered_graph(size, seed))
+        dg = reachable_part(layered_graph(size, seed))
         built = time.perf_counter() - start
         rng = np.random.default_rng(seed)
         instances = [

@@ -51,6 +51,7 @@ from xpg.fourier import (
     all_masks,
     spectrum_distance,
 )
+from xpg.testing import random_fourier_polynomial
 
 N_PLAYERS = 12
 # method -> the paper's claim per order (True: recovers), Appendix F / section 5.1
@@ -95,15 +96,8 @@ CAUSES = {
 
 
 def random_polynomial(order: int, seed: int) -> FourierPolynomial:
-    rng = np.random.default_rng(seed)
-    terms: dict[tuple[int, ...], float] = {(): float(rng.normal())}
-    terms.update({(i,): float(rng.normal()) for i in range(N_PLAYERS)})
-    for k, count in ((2, 5), (3, 3)):
-        if k <= order:
-            for _ in range(count):
-                subset = tuple(sorted(rng.choice(N_PLAYERS, k, replace=False).tolist()))
-                terms[subset] = float(rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.5))
-    return FourierPolynomial.from_subset_values(N_PLAYERS, terms)
+    """Appendix F: a random polynomial of degree ``order`` over the 12 players."""
+    return random_fourier_polynomial(seed, order, N_PLAYERS, counts=((2, 5), (3, 3)))
 
 
 def explainers(order: int, budget: int, large: int, seed: int) -> dict[str, object]:

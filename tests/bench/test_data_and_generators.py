@@ -11,16 +11,15 @@ from conftest import REPO_ROOT, shared_path
 
 from xpg import ExplanationGraph, ParseError, enumerate_explanations
 from xpg.explain.reach import path_to_zero
+from xpg.testing import ladder, random_reduced_obdd
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench.cli import BENCHMARKS, UnknownBenchmarkError, run  # noqa: E402
 from bench.data import SPECS, DataError, data_dir, instance, load_dataset  # noqa: E402
 from bench.paper_tables import TABLE1, TABLE2  # noqa: E402
 from bench.randgen import (  # noqa: E402
-    ladder,
     random_layered_obdd,
     random_layered_xpg,
-    random_reduced_obdd,
     random_tree,
     random_tree_xpg,
 )

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT, shared_path
-from randgraphs import BruteForce
 
+from xpg.core.graph import DecisionGraph
+from xpg.testing import ClassTable
 from xpg.verify.verifier import Verifier
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
@@ -107,7 +108,7 @@ def _check_explanations(ds, model, rows: list[dict[str, str]]) -> int:
     """Check every listed explanation; the number checked."""
     checked = 0
     name = ds.name
-    brute = BruteForce(model.dg)
+    brute = ClassTable.of_graph(model.dg)
     with Verifier(model.original, None if model.kind == "obdd" else ds.features) as smt:
         for r in rows:
             x = instance(ds, int(r["row"]))
@@ -119,17 +120,18 @@ def _check_explanations(ds, model, rows: list[dict[str, str]]) -> int:
             for c in cxps:
                 assert smt.verify_cxp(x, sorted(c)).holds, (name, r["row"], sorted(c))
             checked += len(axps) + len(cxps)
-            assert (axps, cxps) == brute.explanations(_representative(brute, x)), r["row"]
+            truth = brute.oracle(_representative(model.dg, brute, x))
+            assert (axps, cxps) == (truth.axps, truth.cxps), r["row"]
     return checked
 
 
-def _representative(brute: BruteForce, x: list) -> list:
+def _representative(dg: DecisionGraph, brute: ClassTable, x: list) -> list:
     """The representative point of the cell of ``x`` (same side of every edge literal)."""
-    dg, out = brute.dg, []
+    out = []
     for i, (f, v) in enumerate(zip(dg.features, x)):
         lits = [lit for _, _, lit in dg.edges if lit.feature == f.name]
         sides = [lit.satisfied_by(v) for lit in lits]
-        out.append(next(r for r in brute.reps[i] if [t.satisfied_by(r) for t in lits] == sides))
+        out.append(next(r for r in brute.axes[i] if [t.satisfied_by(r) for t in lits] == sides))
     return out
 
 

@@ -10,14 +10,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from random_models import (
-    GRID,
-    random_decision_list,
-    random_decision_tree,
-    random_features,
-    random_omdd,
-    random_sklearn_tree,
-)
 
 from xpg import (
     OBDD,
@@ -34,6 +26,15 @@ from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.models.decision_list import DecisionList, Rule
 from xpg.models.feature_space import FeatureSpace
+from xpg.testing import (
+    GRID,
+    domain_values,
+    random_decision_list,
+    random_decision_tree,
+    random_features,
+    random_omdd,
+    random_sklearn_tree,
+)
 
 
 def _inputs(features: list[Feature], rng: random.Random, samples: int = 300) -> list[list[Any]]:
@@ -41,10 +42,8 @@ def _inputs(features: list[Feature], rng: random.Random, samples: int = 300) -> 
     it, and random reals."""
     axes = []
     for f in features:
-        if f.is_discrete:
-            axes.append(list(f.values))
-        elif f.kind == "integer":
-            axes.append(list(range(int(f.low), int(f.high) + 1)))
+        if f.kind != "real":
+            axes.append(domain_values(f))
         else:
             pts = {g + d for g in GRID for d in (0.0, -1e-9, 1e-9)} | {-100.0, 100.0}
             axes.append(sorted(p for p in pts if f.low <= p <= f.high))

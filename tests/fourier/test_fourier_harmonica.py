@@ -28,22 +28,14 @@ from xpg.fourier.harmonica import (
 )
 from xpg.fourier.masks import all_masks, enumerate_ball, uniform_masks
 from xpg.fourier.metrics import errors_on_masks, mean_spectrum_distance
+from xpg.testing import random_fourier_polynomial
 
 N_VARIABLES = 12
 
 
 def random_polynomial(order: int, seed: int, n: int = N_VARIABLES) -> FourierPolynomial:
     """A polynomial of exactly ``order`` in the kept-indicators z (as in Appendix F)."""
-    rng = np.random.default_rng(seed)
-    terms: dict[tuple[int, ...], float] = {(): float(rng.normal())}
-    terms.update({(i,): float(rng.normal()) for i in range(n)})
-    for k, count in ((2, 6), (3, 4)):
-        if k > order:
-            break
-        for _ in range(count):
-            subset = tuple(sorted(rng.choice(n, size=k, replace=False).tolist()))
-            terms[subset] = float(rng.choice([-1, 1]) * rng.uniform(0.5, 1.5))
-    p = FourierPolynomial.from_subset_values(n, terms)
+    p = random_fourier_polynomial(seed, order, n)
     assert p.degree == order
     return p
 

@@ -21,11 +21,7 @@ from xpg.fourier.metrics import (
     spectrum_distance,
     truthful_gap,
 )
-
-
-def table_game(table: np.ndarray) -> RemovalGame:
-    n = int(table.size).bit_length() - 1
-    return RemovalGame(lambda x: table[((x > 0) * (1 << np.arange(n))).sum(axis=1)], n)
+from xpg.testing import table_game
 
 
 @pytest.mark.parametrize("seed", range(30))

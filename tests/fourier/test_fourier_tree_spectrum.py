@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.tree import DecisionTreeClassifier
 
 from xpg.compile import from_sklearn_tree
 from xpg.core.features import Feature, Literal
@@ -16,16 +15,14 @@ from xpg.fourier.harmonica import Harmonica
 from xpg.fourier.masks import all_masks
 from xpg.fourier.metrics import interpretation_error, spectrum_distance, truthful_gap
 from xpg.fourier.tree_spectrum import DecisionGraphGame, tree_game_spectrum
+from xpg.testing import random_real_sklearn_tree
 
 
 def random_tree(seed: int):
+    """A tree on normal columns (three classes when ``seed % 3 == 0``), its data, and the
+    random stream it was drawn from (to draw instances on)."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 8))
-    X = rng.normal(size=(200, n))
-    y = (X[:, 0] + X[:, 1 % n] * X[:, -1] + 0.3 * rng.normal(size=200) > 0).astype(int)
-    if seed % 3 == 0:
-        y = y + (X[:, 0] > 1)  # three classes now and then
-    clf = DecisionTreeClassifier(max_depth=int(rng.integers(2, 7)), random_state=seed).fit(X, y)
+    clf, X = random_real_sklearn_tree(rng, three_classes=seed % 3 == 0, random_state=seed)
     return clf, X, rng
 
 

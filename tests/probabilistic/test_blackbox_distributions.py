@@ -19,15 +19,14 @@ from xpg.probabilistic import (
     UniformDistribution,
 )
 from xpg.probabilistic.blackbox import QueryCounter, predict_graph
-
-from .models import bounded_features, random_graph, random_row
+from xpg.testing import random_bounded_graph, random_features, random_row
 
 
 def test_vectorised_graph_prediction_equals_path_following() -> None:
     for seed in range(150):
-        dg = random_graph(seed)
+        dg = random_bounded_graph(seed)
         rng = np.random.default_rng(seed)
-        rows = [random_row(dg, rng) for _ in range(40)]
+        rows = [random_row(rng, dg.features) for _ in range(40)]
         dtype = object if any(f.kind == "categorical" for f in dg.features) else float
         X = np.array(rows, dtype=dtype)
         assert predict_graph(dg, X).tolist() == [dg.predict(r) for r in rows]
@@ -45,7 +44,7 @@ def test_wrappers_of_callables_estimators_and_graphs() -> None:
     assert wrapped.predict_one({"x0": 1.0, "x1": 0.0, "x2": 0.0}) == 1
     column = BlackBox(lambda Z: (Z[:, 0] > 0).astype(int)[:, None], features)
     assert column.predict(X[:3]).shape == (3,)
-    dg = random_graph(0)
+    dg = random_bounded_graph(0)
     assert BlackBox(dg).features == tuple(dg.features) and BlackBox(dg).graph is dg
 
 
@@ -71,7 +70,7 @@ def test_wrapper_errors_say_what_was_expected() -> None:
 def test_uniform_marginals_match_their_masses() -> None:
     """Sampled frequencies agree with mass() for every kind of feature (4-sigma bounds)."""
     rng = random.Random(0)
-    features = bounded_features(rng, 12)
+    features = random_features(rng, 12, real_range=(0.0, 10.0), bounded=1.0)
     dist = UniformDistribution(features)
     Z = dist.sample(20000, seed=1)
     for j, f in enumerate(features):

@@ -29,8 +29,13 @@ from xpg.probabilistic import (
     precision_error,
 )
 from xpg.probabilistic.precision import clopper_pearson
-
-from .models import bounded_features, random_graph, random_obdd, random_row
+from xpg.testing import (
+    random_bounded_graph,
+    random_features,
+    random_obdd,
+    random_row,
+    random_tree,
+)
 
 
 def marginal_support(dist, j):
@@ -61,7 +66,7 @@ def enumerate_reference(dg: DecisionGraph, row: list, fixed: set[int], dist) -> 
 def discrete_graphs(count: int):
     kinds = ("boolean", "categorical", "integer")
     for seed in range(count):
-        yield seed, random_graph(seed, kinds=kinds)
+        yield seed, random_bounded_graph(seed, kinds=kinds)
 
 
 @pytest.mark.parametrize("block", range(4))
@@ -71,7 +76,7 @@ def test_exact_equals_enumeration_on_random_discrete_graphs(block: int) -> None:
         if seed < 100 * block:
             continue
         rng = np.random.default_rng(seed)
-        row = random_row(dg, rng)
+        row = random_row(rng, dg.features)
         dist = UniformDistribution(dg.features)
         try:
             exact = GraphPrecision(dg, row, dist)
@@ -111,12 +116,10 @@ def test_exact_equals_enumeration_under_data_marginals_with_real_features() -> N
     """Reals under the training data's marginals: finitely many values, so enumerable."""
     for seed in range(60):
         rng = random.Random(seed)
-        features = bounded_features(rng, rng.randint(1, 5))
-        from randgraphs import random_tree
-
+        features = random_features(rng, rng.randint(1, 5), real_range=(0.0, 10.0), bounded=1.0)
         dg = random_tree(rng, features, 2, rng.randint(1, 4), rng.random() < 0.5)
         nprng = np.random.default_rng(seed)
-        data = [random_row(dg, nprng) for _ in range(12)]
+        data = [random_row(nprng, dg.features) for _ in range(12)]
         dist = MarginalDistribution(features).fit(data)
         row = data[0]
         exact = GraphPrecision(dg, row, dist)
@@ -194,9 +197,9 @@ def test_sampled_interval_covers_the_exact_value_at_the_stated_rate() -> None:
     """Clopper-Pearson 95% intervals: the exact error is inside in at least ~95% of runs."""
     hits = total = 0
     for seed in range(300):
-        dg = random_graph(3 * seed, kinds=("boolean", "integer", "real"))  # trees only
+        dg = random_bounded_graph(3 * seed, kinds=("boolean", "integer", "real"))  # trees only
         rng = np.random.default_rng(seed)
-        row = random_row(dg, rng)
+        row = random_row(rng, dg.features)
         mask = rng.random(len(row)) < 0.3
         exact = precision_error(dg, row, mask, method="exact").error
         est = precision_error(dg, row, mask, method="sample", n_samples=200, seed=seed)

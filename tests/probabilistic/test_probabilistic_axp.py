@@ -20,14 +20,13 @@ from xpg.probabilistic import (
     is_weak_probabilistic_axp,
     precision_error,
 )
-
-from .models import random_graph, random_obdd, random_row
+from xpg.testing import random_bounded_graph, random_obdd, random_row
 
 
 def graphs():
     """Random discrete trees and read-once DAGs, and OBDDs up to 12 variables."""
     for seed in range(120):
-        dg = random_graph(seed, kinds=("boolean", "categorical", "integer"))
+        dg = random_bounded_graph(seed, kinds=("boolean", "categorical", "integer"))
         if seed % 3 != 2:  # trees and read-once DAGs
             yield seed, dg
     for seed in range(30):
@@ -38,7 +37,7 @@ def test_delta_zero_gives_an_axp_of_the_core() -> None:
     checked = 0
     for seed, dg in graphs():
         rng = np.random.default_rng(seed)
-        row = random_row(dg, rng)
+        row = random_row(rng, dg.features)
         axps = set(enumerate_explanations(ExplanationGraph.from_decision_graph(dg, row)).axps)
         result = find_probabilistic_axp(dg, row, delta=0.0)
         assert result.features in axps, (seed, result.features, axps)
@@ -60,7 +59,7 @@ def test_positive_delta_gives_a_subset_minimal_weak_paxp(delta: float) -> None:
         if len(dg.features) > 8:
             continue
         rng = np.random.default_rng(seed)
-        row = random_row(dg, rng)
+        row = random_row(rng, dg.features)
         result = find_probabilistic_axp(dg, row, delta=delta)
         names = result.features
 

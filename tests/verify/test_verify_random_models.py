@@ -5,22 +5,30 @@ on the original model (which also refutes perturbed claims with a real counterex
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "compile"))
-
-from random_models import (  # noqa: E402
-    brute_force,
+from xpg import (
+    OBDD,
+    FeatureGroup,
+    bdd_manager,
+    compile_decision_list,
+    compile_tree,
+    from_sklearn_tree,
+)
+from xpg.core.features import Feature
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.marco import enumerate_explanations
+from xpg.models.feature_space import FeatureSpace, representative
+from xpg.testing import (
+    Oracle,
     float32_representatives,
-    literal_constants,
+    grid_from_literals,
     merge_subtrees,
-    numeric_representatives,
     one_hot_group,
     random_decision_list,
     random_decision_tree,
@@ -30,21 +38,7 @@ from random_models import (  # noqa: E402
     random_sklearn_tree,
     sklearn_thresholds,
 )
-
-from xpg import (  # noqa: E402
-    OBDD,
-    FeatureGroup,
-    bdd_manager,
-    compile_decision_list,
-    compile_tree,
-    from_sklearn_tree,
-)
-from xpg.core.features import Feature  # noqa: E402
-from xpg.core.graph import DecisionGraph  # noqa: E402
-from xpg.core.xpgraph import ExplanationGraph  # noqa: E402
-from xpg.explain.marco import enumerate_explanations  # noqa: E402
-from xpg.models.feature_space import FeatureSpace, representative  # noqa: E402
-from xpg.verify.verifier import Verifier  # noqa: E402
+from xpg.verify.verifier import Verifier
 
 
 def check_instance(
@@ -62,7 +56,8 @@ def check_instance(
     predict = verifier.predict
     assert dg.predict(instance) == predict(instance)
     tested = dg.tested_features()
-    axps, cxps = brute_force(predict, features, grid, instance, tested, predict_many)
+    truth = Oracle.of_model(predict, features, grid, instance, tested, predict_many)
+    axps, cxps = truth.axps, truth.cxps
     xg = ExplanationGraph.from_decision_graph(dg, instance)
     result = enumerate_explanations(xg)
     assert result.complete
@@ -107,17 +102,6 @@ def check_instance(
     return len(result.axps) + len(result.cxps)
 
 
-def _grid_from_literals(features: list[Feature], literals: list[Any]) -> dict[str, list[Any]]:
-    consts = literal_constants(literals)
-    grid: dict[str, list[Any]] = {}
-    for f in features:
-        if f.is_discrete:
-            grid[f.name] = list(f.values)
-        else:
-            grid[f.name] = numeric_representatives(f, consts.get(f.name, set()))
-    return grid
-
-
 def test_own_decision_trees() -> None:
     rng = random.Random(11)
     checked = 0
@@ -126,7 +110,7 @@ def test_own_decision_trees() -> None:
         tree = random_decision_tree(rng, feats, rng.randint(2, 3), rng.randint(1, 4))
         dg = compile_tree(tree)
         lits = [lit for _, n in tree.walk() if hasattr(n, "branches") for lit, _ in n.branches]
-        grid = _grid_from_literals(feats, lits)
+        grid = grid_from_literals(feats, lits)
         with Verifier(tree) as v:
             for _ in range(2):
                 checked += check_instance(tree, dg, v, grid, random_instance(rng, feats, grid), rng)
@@ -145,7 +129,7 @@ def test_decision_lists(kinds: list[str] | None) -> None:
         rng.shuffle(order)
         backend: Any = "cudd" if i % 2 else "autoref"
         dg = compile_decision_list(dl, order=order, backend=backend)
-        grid = _grid_from_literals(feats, [lit for r in dl.rules for lit in r.conditions])
+        grid = grid_from_literals(feats, [lit for r in dl.rules for lit in r.conditions])
         with Verifier(dl) as v:
             for _ in range(2):
                 checked += check_instance(dl, dg, v, grid, random_instance(rng, feats, grid), rng)
@@ -192,7 +176,7 @@ def test_omdds_given_node_by_node() -> None:
         feats = random_features(rng, rng.randint(2, 4), ["boolean", "categorical", "integer"])
         omdd = random_omdd(rng, feats, rng.randint(2, 3))
         dg = omdd.to_decision_graph()
-        grid = _grid_from_literals(feats, [])
+        grid = grid_from_literals(feats, [])
         with Verifier(omdd) as v:
             for _ in range(2):
                 checked += check_instance(omdd, dg, v, grid, random_instance(rng, feats, grid), rng)
@@ -207,7 +191,7 @@ def test_general_decision_graphs() -> None:
         feats = random_features(rng, rng.randint(2, 4))
         tree = random_decision_tree(rng, feats, 2, rng.randint(2, 4))
         dg = merge_subtrees(compile_tree(tree))
-        grid = _grid_from_literals(feats, [lit for _, _, lit in dg.edges])
+        grid = grid_from_literals(feats, [lit for _, _, lit in dg.edges])
         with Verifier(dg) as v:
             for _ in range(2):
                 checked += check_instance(dg, dg, v, grid, random_instance(rng, feats, grid), rng)

@@ -12,7 +12,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from membership.xpg_exhaustive import Exhaustive, random_cases, random_dg_xpgs
 from pysat.solvers import Solver as RealSolver
 
 import xpg.solvers.sat
@@ -20,6 +19,7 @@ from xpg import ExplanationGraph
 from xpg.explain.membership import MembershipQueries, is_member, membership_route
 from xpg.explain.relevance import classify_features
 from xpg.explain.smallest import smallest_axp, smallest_cxp
+from xpg.testing import Oracle, random_cases, random_dg_xpgs
 
 
 class SolveCounter:
@@ -57,16 +57,16 @@ def _is_tree(xg: ExplanationGraph) -> bool:
     return all(k <= 1 for k in parents.values())
 
 
-def _cases(seed: int, count: int) -> list[tuple[ExplanationGraph, Exhaustive]]:
+def _cases(seed: int, count: int) -> list[tuple[ExplanationGraph, Oracle]]:
     rng = random.Random(seed)
     cases = random_cases(rng, True, count) + random_cases(rng, False, count)
     for kind in ("tree", "dag", "ordered"):
-        cases += [(xg, Exhaustive.of(xg)) for xg in random_dg_xpgs(rng, kind, count // 2)]
+        cases += [(xg, Oracle.of_xpg(xg)) for xg in random_dg_xpgs(rng, kind, count // 2)]
     return cases
 
 
 def _check_membership(
-    xg: ExplanationGraph, truth: Exhaustive, counter: type[SolveCounter], route: str | None
+    xg: ExplanationGraph, truth: Oracle, counter: type[SolveCounter], route: str | None
 ) -> None:
     members = truth.members()
     expected_route = "tree-polynomial" if _is_tree(xg) else "sat"

@@ -10,6 +10,7 @@ from sklearn.tree import DecisionTreeClassifier
 from xpg import (
     ExplanationGraph,
     Feature,
+    FeatureGroup,
     InvalidModelError,
     enumerate_explanations,
     from_sklearn_tree,
@@ -121,3 +122,14 @@ def test_compiler_errors() -> None:
     multi = DecisionTreeClassifier().fit([[0.0], [1.0]], [[0, 1], [1, 0]])
     with pytest.raises(InvalidModelError, match="single-output"):
         from_sklearn_tree(multi)
+
+
+def test_sklearn_groups_must_cover_the_columns() -> None:
+    rng = np.random.default_rng(0)
+    X = np.eye(3)[rng.integers(0, 3, 50)]
+    clf = DecisionTreeClassifier(random_state=0).fit(X, X[:, 0])
+    with pytest.raises(InvalidModelError, match="covering the tree's 3 input columns"):
+        from_sklearn_tree(clf, [FeatureGroup.one_hot("c", ["a", "b"])])
+    dg = from_sklearn_tree(clf, [FeatureGroup.one_hot("c", ["a", "b", "d"])])
+    assert dg.tested_features() == ["c"]
+    assert [dg.predict([v]) for v in ("a", "b", "d")] == [1.0, 0.0, 0.0]

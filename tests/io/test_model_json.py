@@ -12,12 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from random_models import (
-    random_decision_list,
-    random_decision_tree,
-    random_features,
-    random_omdd,
-)
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg import (
@@ -25,7 +19,6 @@ from xpg import (
     bdd_manager,
     compile_tree,
     decision_list_to_obdd,
-    from_sklearn_tree,
     tree_from_sklearn,
 )
 from xpg.cli.main import main
@@ -43,6 +36,13 @@ from xpg.models.decision_list import DecisionList, Rule
 from xpg.models.obdd import OBDD
 from xpg.models.omdd import OMDD
 from xpg.models.tree import DecisionTree, Leaf, Split
+from xpg.testing import (
+    domain_values,
+    random_decision_list,
+    random_decision_tree,
+    random_features,
+    random_omdd,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,10 +50,8 @@ REPO = Path(__file__).resolve().parents[2]
 def _all_inputs(features: list[Feature], rng: random.Random) -> list[list[Any]]:
     axes = []
     for f in features:
-        if f.is_discrete:
-            axes.append(list(f.values))
-        elif f.kind == "integer":
-            axes.append(list(range(int(f.low), int(f.high) + 1)))
+        if f.kind != "real":
+            axes.append(domain_values(f))
         else:
             axes.append(
                 [v for v in (-1.0, 1.0, 1.5, 2.5, 3.0, 4.0, 5.5, 7.0, 9.0) if f.low <= v <= f.high]
@@ -358,54 +356,3 @@ def test_instance_missing_a_feature_is_refused() -> None:
             m.predict({})
         with pytest.raises(InvalidInstanceError):
             m.predict({"a": 3, "x": 1.0})
-
-
-def test_programmatic_models_refuse_bad_parts() -> None:
-    feats = [Feature.boolean("a"), Feature.integer("n", 0, 2)]
-    with pytest.raises(InvalidModelError, match="unknown feature 'z'"):
-        DecisionList(feats, [0, 1], [Rule([Literal.eq("z", 1)], 1)], 0)
-    with pytest.raises(InvalidModelError, match="outside the domain"):
-        DecisionList(feats, [0, 1], [Rule([Literal.eq("a", 2)], 1)], 0)
-    with pytest.raises(InvalidModelError, match="expected a value set"):
-        DecisionList(feats, [0, 1], [Rule([Literal.le("a", 0)], 1)], 0)
-    with pytest.raises(InvalidModelError, match="unknown feature 'z'"):
-        DecisionTree(feats, [0, 1], Split("z", [(Literal.eq("z", 1), Leaf(1))]))
-    with pytest.raises(InvalidModelError, match="class 5 is not declared"):
-        DecisionTree(feats, [0, 1], Leaf(5))
-    with pytest.raises(InvalidModelError, match="finite domain"):
-        OMDD([Feature.real("x")], [0])
-    om = OMDD(feats, [0, 1], order=["n", "a"])
-    om.add_terminal("t", 0)
-    with pytest.raises(InvalidModelError, match="two children"):
-        om.add_node("r", "a", [([0, 1], "t"), ([1], "t")])
-    with pytest.raises(InvalidModelError, match="declared twice"):
-        om.add_terminal("t", 1)
-    with pytest.raises(InvalidModelError, match="boolean features"):
-        decision_list_to_obdd(DecisionList(feats, [0, 1], [Rule([Literal.eq("n", 1)], 1)], 0))
-    with pytest.raises(InvalidModelError, match="order"):
-        from xpg.compile import compile_decision_list
-
-        compile_decision_list(
-            DecisionList(feats, [0, 1], [Rule([Literal.eq("n", 1)], 1)], 0), order=["a"]
-        )
-    with pytest.raises(InvalidModelError, match="impossible combination"):
-        FeatureGroup.one_hot("c", ["p", "q"]).decode([1, 1])
-    with pytest.raises(InvalidModelError, match="overlap"):
-        FeatureGroup(
-            Feature.categorical("c", ["p", "q"]),
-            ("c1",),
-            ((frozenset(["p", "q"]), (0.0,)), (frozenset(["q"]), (1.0,))),
-        )
-    with pytest.raises(InvalidModelError, match="no cell holds"):
-        FeatureGroup(Feature.categorical("c", ["p", "q"]), ("c1",), ((frozenset(["p"]), (0.0,)),))
-
-
-def test_sklearn_groups_must_cover_the_columns() -> None:
-    rng = np.random.default_rng(0)
-    X = np.eye(3)[rng.integers(0, 3, 50)]
-    clf = DecisionTreeClassifier(random_state=0).fit(X, X[:, 0])
-    with pytest.raises(InvalidModelError, match="covering the tree's 3 input columns"):
-        from_sklearn_tree(clf, [FeatureGroup.one_hot("c", ["a", "b"])])
-    dg = from_sklearn_tree(clf, [FeatureGroup.one_hot("c", ["a", "b", "d"])])
-    assert dg.tested_features() == ["c"]
-    assert [dg.predict([v]) for v in ("a", "b", "d")] == [1.0, 0.0, 0.0]

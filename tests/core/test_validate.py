@@ -1,11 +1,9 @@
-"""Review of the foundation issue: proofs that were missing or weak.
+"""Every kind of invalid decision graph and model file gets its specific error.
 
 * ``validate()`` is exactly Def. 2 on hundreds of random (often invalid) DAGs, judged by
   enumerating every root-to-terminal path (not by the library's own set algebra);
-* every invalid decision graph and every graph-level ``.xpg`` violation reaches the CLI as
-  exit status 2 with one line;
-* regressions: infinite instance values, tab-separated VarDef lines, deep graphs (no
-  recursion anywhere), streaming and budgets, output files whole or not at all.
+* every invalid decision graph reaches the CLI as exit status 2 with one line;
+* infinite instance values are refused.
 """
 
 from __future__ import annotations
@@ -14,33 +12,250 @@ import itertools
 import json
 import math
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_validate import CASES as INVALID_DG_CASES
-from test_validate import base
-from test_xpg_format import GOOD, INVALID_GRAPHS
 
-import xpg.io.atomic
 from xpg import (
     DecisionGraph,
-    Enumerator,
     ExplanationGraph,
     Feature,
     InvalidGraphError,
     InvalidInstanceError,
     Literal,
-    enumerate_explanations,
-    find_axp,
-    find_cxp,
-    read_xpg,
-    read_xpg_text,
-    write_xpg,
+    ParseError,
 )
 from xpg.cli.main import main
-from xpg.explain.reach import path_to_zero
-from xpg.io import model_to_dict
+from xpg.io import model_to_dict, save_model
+from xpg.testing import small_mixed_graph
+
+
+def test_base_is_valid() -> None:
+    small_mixed_graph().validate()
+
+
+def _cycle(dg: DecisionGraph) -> None:
+    dg.add_node("m", "x")
+    dg.add_edge("t1", "m", Literal.le("x", 1))  # also: terminal with children
+    dg.add_edge("m", "n", Literal.le("x", 9))
+
+
+def _several_roots(dg: DecisionGraph) -> None:
+    dg.add_node("other", "c")
+    dg.add_edge("other", "t0", Literal.isin("c", ["a", "b", "d"]))
+
+
+def _unreachable_with_declared_root(dg: DecisionGraph) -> None:
+    dg._declared_root = "r"
+    dg.add_terminal("lost", "no")
+
+
+def _no_children(dg: DecisionGraph) -> None:
+    dg.add_node("lonely", "x")
+    dg.add_edge("n", "lonely", Literal.isin("c", []))
+
+
+def _wrong_feature(dg: DecisionGraph) -> None:
+    dg.edges[2] = (dg.edges[2][0], dg.edges[2][1], Literal.isin("x", ["a"]))
+
+
+def _outside_domain(dg: DecisionGraph) -> None:
+    dg.edges[3] = (dg.edges[3][0], dg.edges[3][1], Literal.isin("c", ["b", "d", "zzz"]))
+
+
+def _overlap(dg: DecisionGraph) -> None:
+    dg.edges[3] = (dg.edges[3][0], dg.edges[3][1], Literal.isin("c", ["a", "b", "d"]))
+
+
+def _gap(dg: DecisionGraph) -> None:
+    dg.edges[3] = (dg.edges[3][0], dg.edges[3][1], Literal.isin("c", ["b"]))
+
+
+def _real_gap(dg: DecisionGraph) -> None:
+    dg.edges[1] = (dg.edges[1][0], dg.edges[1][1], Literal.gt("x", 3))
+
+
+def _inconsistent_edge(dg: DecisionGraph) -> None:
+    # below x > 2, a node testing x <= 1 / x > 1: the first edge can never be taken
+    dg.add_node("m", "x")
+    dg.edges[1] = (dg.edges[1][0], dg._index["m"], dg.edges[1][2])
+    dg._in_degree[dg._index["n"]] -= 1
+    dg._in_degree[dg._index["m"]] += 1
+    dg.add_edge("m", "t0", Literal.le("x", 1))
+    dg.add_edge("m", "n", Literal.gt("x", 1))
+
+
+def _interval_on_categorical(dg: DecisionGraph) -> None:
+    dg.edges[2] = (dg.edges[2][0], dg.edges[2][1], Literal.le("c", 1))
+
+
+def _terminal_without_class(dg: DecisionGraph) -> None:
+    dg.add_node("blank", None)
+    dg.add_edge("n", "blank", Literal.isin("c", []))
+
+
+def _inconsistent_dag_path(dg: DecisionGraph) -> None:
+    """A DAG whose merge hides an inconsistent path: x <= 2 -> m -> (x > 5) is impossible."""
+    dg2 = DecisionGraph([Feature.real("x"), Feature.boolean("b")], classes=["no", "yes"])
+    dg2.add_node("r", "b")
+    dg2.add_node("p", "x")
+    dg2.add_node("m", "x")
+    dg2.add_terminal("t0", "no")
+    dg2.add_terminal("t1", "yes")
+    dg2.add_edge("r", "p", Literal.eq("b", 0))
+    dg2.add_edge("r", "m", Literal.eq("b", 1))
+    dg2.add_edge("p", "m", Literal.le("x", 2))
+    dg2.add_edge("p", "t0", Literal.gt("x", 2))
+    dg2.add_edge("m", "t0", Literal.le("x", 5))
+    dg2.add_edge("m", "t1", Literal.gt("x", 5))
+    dg.__dict__.update(dg2.__dict__)
+
+
+CASES: list[tuple[Callable[[DecisionGraph], None], str]] = [
+    (_cycle, "cycle"),
+    (_several_roots, "expected exactly one node without parents"),
+    (_unreachable_with_declared_root, "node 'lost' cannot be reached from the root 'r'"),
+    (_no_children, "non-terminal 'lonely' (feature 'x') has no children"),
+    (_wrong_feature, "literal over feature 'x', but node 'n' tests 'c'"),
+    (_outside_domain, "values outside the domain of 'c': ['zzz']"),
+    (_overlap, "node 'n': edges to 't0' and 't1' overlap on c = 'a'"),
+    (_gap, "node 'n': the outgoing literals leave c = 'd' uncovered"),
+    (_real_gap, "node 'r': the outgoing literals leave 2 < x <= 3 uncovered"),
+    (_inconsistent_edge, "edge 'm' -> 't0': no input can take it"),
+    (_interval_on_categorical, "expected a value set for categorical feature 'c'"),
+    (_terminal_without_class, "node 'blank' is a terminal without class"),
+    (_inconsistent_dag_path, "edge 'm' -> 't1': some path through it is inconsistent"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "message"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_violation_is_reported(mutate: Callable[[DecisionGraph], None], message: str) -> None:
+    dg = small_mixed_graph()
+    mutate(dg)
+    dg._cache.clear()
+    with pytest.raises(InvalidGraphError) as err:
+        dg.validate()
+    assert any(message in v for v in err.value.violations), err.value.violations
+    assert isinstance(err.value, ValueError)
+
+
+def test_building_errors() -> None:
+    dg = small_mixed_graph()
+    with pytest.raises(InvalidGraphError, match="node 'r' is declared twice"):
+        dg.add_node("r", "x")
+    with pytest.raises(InvalidGraphError, match="unknown feature 'zz'"):
+        dg.add_node("q", "zz")
+    with pytest.raises(InvalidGraphError, match="unknown class 'maybe'"):
+        dg.add_terminal("q", "maybe")
+    with pytest.raises(InvalidGraphError, match="unknown node 'nope'"):
+        dg.add_edge("r", "nope", Literal.le("x", 1))
+
+
+def test_numpy_class_labels_match_declared_classes() -> None:
+    import numpy as np
+
+    dg = DecisionGraph([Feature.boolean("a")], classes=[0, 1])
+    dg.add_terminal("t", np.int64(1))  # used to be refused as an unknown class
+    assert dg.class_of("t") == 1
+    loose = DecisionGraph([Feature.boolean("a")])
+    loose.add_terminal("u", True)
+    loose.add_terminal("v", 1)
+    assert loose.classes == [True, 1]
+
+
+def test_instance_errors() -> None:
+    dg = small_mixed_graph()
+    with pytest.raises(InvalidInstanceError, match="no value for feature\\(s\\) 'c'"):
+        dg.predict({"x": 1.0})
+    with pytest.raises(InvalidInstanceError, match="unknown feature\\(s\\) 'y'"):
+        dg.predict({"x": 1.0, "c": "a", "y": 2})
+    with pytest.raises(
+        InvalidInstanceError, match="expected one of \\['a', 'b', 'd'\\], found 'q'"
+    ):
+        dg.predict({"x": 1.0, "c": "q"})
+    with pytest.raises(InvalidInstanceError, match="expected a number, found 'abc'"):
+        dg.predict({"x": "abc", "c": "a"})
+    with pytest.raises(InvalidInstanceError, match="expected 2 values"):
+        dg.predict([1.0])
+
+
+# -- JSON model files ---------------------------------------------------------------------------
+def _doc() -> dict:
+    return model_to_dict(small_mixed_graph())
+
+
+def _set(path: list, value) -> dict:
+    doc = _doc()
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return doc
+
+
+MODEL_ERRORS = [
+    (_set(["format"], "other"), "format: expected 'xpg-model'"),
+    (_set(["version"], 7), "version: expected 1, found 7"),
+    (_set(["features", 0, "type"], "complex"), "features[0]: expected 'type' boolean"),
+    (_set(["features", 1, "values"], "abc"), "features[1]: a categorical feature needs"),
+    (_set(["model", "nodes", 0, "feature"], "nope"), "model.nodes[0]: node 'r': unknown feature"),
+    (_set(["model", "edges", 0, "le"], "two"), "model.edges[0].le: expected a number"),
+    (_set(["model", "edges", 0, "from"], "ghost"), "model.edges[0]: 'from' names an unknown node"),
+    (_set(["model", "edges", 3, "in"], ["b"]), "leave c = 'd' uncovered"),
+    (_set(["model", "edges", 3, "in"], ["b", "d", "e"]), "values outside the domain of 'c'"),
+    (_set(["model", "type"], "neural-net"), "model.type: expected one of"),
+    (_set(["model", "edges", 1], {"from": "r", "to": "n", "gt": 5}), "leave 2 < x <= 5 uncovered"),
+]
+
+
+@pytest.mark.parametrize(("doc", "message"), MODEL_ERRORS)
+def test_model_file_errors(
+    tmp_path: Path, doc: dict, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(doc))
+    assert main(["axp", str(path), "--instance", "x=3,c=b"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_malformed_json_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text('{\n  "format": "xpg-model",\n  "version": 1,,\n}')
+    from xpg.io import load_model
+
+    with pytest.raises(ParseError) as err:
+        load_model(path)
+    assert err.value.line == 3 and "malformed JSON" in str(err.value)
+
+
+def test_model_file_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "model.json"
+    save_model(small_mixed_graph(), path)
+    assert main(["enum", str(path), "--instance", "x=3,c=b", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["axps"] == [["c", "x"]] and sorted(doc["cxps"]) == [["c"], ["x"]]
+    assert main(["axp", str(path), "--instance", '{"x": 1, "c": "d"}', "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["features"] == ["x"]
+    for bad, message in [
+        ("x=3", "no value for feature(s) 'c'"),
+        ("x=3,c=zz", "expected one of"),
+        ("x=3,c=b,q=1", "unknown feature 'q'"),
+        ("x3,c=b", "expected name=value"),
+    ]:
+        assert main(["axp", str(path), "--instance", bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    assert main(["axp", str(path)]) == 2
+    assert "give the instance with --instance" in capsys.readouterr().err
+    out = tmp_path / "inst.xpg"
+    assert main(["export", str(path), "--instance", "x=3,c=b", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["enum", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["axps"] == [["c", "x"]]
+
 
 # -- validate() against path enumeration --------------------------------------------------------
 CUTS = [1.0, 2.0, 3.0]
@@ -211,7 +426,7 @@ def _cycle_without_terminal_edges(dg: DecisionGraph) -> None:
 #: ``_wrong_feature`` cannot be written: a JSON edge's literal is read over its node's feature.
 CLI_CASES = [
     (_cycle_without_terminal_edges, "the graph has a cycle through node(s)"),
-    *[(m, msg) for m, msg in INVALID_DG_CASES if m.__name__ not in ("_wrong_feature", "_cycle")],
+    *[(m, msg) for m, msg in CASES if m.__name__ not in ("_wrong_feature", "_cycle")],
 ]
 
 
@@ -219,7 +434,7 @@ CLI_CASES = [
 def test_invalid_graph_files_exit_2_with_one_line(
     tmp_path: Path, mutate: Any, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dg = base()
+    dg = small_mixed_graph()
     mutate(dg)
     dg._cache.clear()
     path = tmp_path / "model.json"
@@ -231,31 +446,6 @@ def test_invalid_graph_files_exit_2_with_one_line(
         assert "model.json" in out.err and message in out.err, out.err
 
 
-@pytest.mark.parametrize(("text", "message"), INVALID_GRAPHS)
-def test_invalid_xpg_graphs_exit_2_with_one_line(
-    tmp_path: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "bad.xpg"
-    path.write_text(text)
-    for command in ("validate", "axp", "cxp", "enum"):
-        assert main([command, str(path)]) == 2
-        out = capsys.readouterr()
-        assert out.out == "" and len(out.err.strip().splitlines()) == 1
-        assert message in out.err and "bad.xpg" in out.err
-
-
-def test_missing_or_unreadable_input_files(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    for name in ("missing.xpg", "missing.json"):
-        assert main(["validate", str(tmp_path / name)]) == 2
-        err = capsys.readouterr().err
-        assert "cannot read the file" in err and len(err.strip().splitlines()) == 1
-    assert main(["axp", str(tmp_path)]) == 2  # a folder
-    assert len(capsys.readouterr().err.strip().splitlines()) == 1
-
-
-# -- regressions --------------------------------------------------------------------------------
 def _threshold_graph(kind: str) -> DecisionGraph:
     f = Feature.real("x") if kind == "real" else Feature.integer("x")
     dg = DecisionGraph([f, Feature.boolean("b")], classes=[0, 1])
@@ -289,154 +479,8 @@ def test_infinite_values_are_refused(
     assert "expected a finite number" in err and len(err.strip().splitlines()) == 1
 
 
-def test_vardef_accepts_tabs_like_the_other_sections() -> None:
-    """Regression: '<node>\\t<name>' was refused in VarDef though tabs separate ids elsewhere."""
-    text = GOOD.replace("1 3 0\n", "1\t3\t0\n").replace("1 first feature", "1\tfirst feature")
-    xg = read_xpg_text(text)
-    assert xg.var_names == ["first feature", "b"]
-    assert read_xpg_text(GOOD).var_names == xg.var_names
-
-
-def test_deep_graphs_need_no_recursion(tmp_path: Path) -> None:
-    """A chain of 3,000 tests (deeper than Python's recursion limit) through every step:
-    validate, XpG, reachability, AXp, CXp, enumeration, .xpg write and read."""
-    n = 3000
-    feats = [Feature.boolean(f"b{i}") for i in range(n)]
-    dg = DecisionGraph(feats, classes=[0, 1])
-    for i in range(n):
-        dg.add_node(i, f"b{i}")
-    dg.add_terminal("no", 0)
-    dg.add_terminal("yes", 1)
-    for i in range(n):
-        dg.add_edge(i, i + 1 if i + 1 < n else "yes", Literal.eq(f"b{i}", 1))
-        dg.add_edge(i, "no", Literal.eq(f"b{i}", 0))
-    dg.validate()
-    xg = ExplanationGraph.from_decision_graph(dg, [1] * n)
-    assert xg.prediction == 1
-    assert path_to_zero(xg, [n - 1]) and not path_to_zero(xg, [])
-    assert len(find_axp(xg)) == n  # every test is needed
-    assert find_cxp(xg) is not None and len(find_cxp(xg) or ()) == 1
-    part = enumerate_explanations(xg, limit=5)
-    assert not part.complete and all(len(c) == 1 for c in part.cxps)
-    write_xpg(xg, tmp_path / "deep.xpg")
-    again = read_xpg(tmp_path / "deep.xpg")
-    assert again.n_nodes == n + 2 and len(find_axp(again)) == n
-
-
-def _parity(n: int) -> ExplanationGraph:
-    """Parity of n bits: one AXp (all bits), n CXps (each bit)."""
-    feats = [Feature.boolean(f"p{i}") for i in range(n)]
-    dg = DecisionGraph(feats, classes=[0, 1])
-    for i in range(n):
-        for q in (0, 1):
-            if i or not q:
-                dg.add_node((i, q), f"p{i}")
-    dg.add_terminal("t0", 0)
-    dg.add_terminal("t1", 1)
-    for i in range(n):
-        for q in (0, 1):
-            if i or not q:
-                for bit in (0, 1):
-                    r = q ^ bit
-                    dg.add_edge(
-                        (i, q), (i + 1, r) if i + 1 < n else f"t{r}", Literal.eq(f"p{i}", bit)
-                    )
-    return ExplanationGraph.from_decision_graph(dg, [0] * n)
-
-
-def test_enumeration_streams_and_stops_cleanly() -> None:
-    xg = _parity(12)
-    with Enumerator(xg) as en:
-        it = iter(en)
-        first = next(it)
-        # streamed: one result out, the rest not computed yet
-        assert len(en.axps) + len(en.cxps) == 1 and not en.complete
-        assert first.features in en.axps + en.cxps
-        rest = list(it)
-    assert en.complete and len(rest) == 12
-    full = enumerate_explanations(xg)
-    assert sorted(full.cxps) == sorted((f"p{i}",) for i in range(12)) and len(full.axps) == 1
-    for limit in (1, 5, 12, 13):
-        part = enumerate_explanations(xg, limit=limit)
-        assert len(part.axps) + len(part.cxps) == limit
-        assert part.complete is False  # stopped by the budget
-        assert set(part.cxps) <= set(full.cxps) and set(part.axps) <= set(full.axps)
-    assert enumerate_explanations(xg, limit=14).complete  # the budget was not reached
-
-
-def test_cli_timeout_and_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    xg = _parity(10)
-    path = tmp_path / "parity.xpg"
-    write_xpg(xg, path)
-    assert main(["enum", str(path), "--timeout", "60", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["complete"] is True and len(doc["cxps"]) == 10 and len(doc["axps"]) == 1
-    assert main(["enum", str(path), "--timeout", "1e-9", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["complete"] is False and len(doc["axps"]) + len(doc["cxps"]) < 11
-    assert main(["enum", str(path), "--limit", "3"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 4 and "INCOMPLETE" in lines[-1]
-    for bad in ("0", "-1", "abc"):
-        assert main(["enum", str(path), "--timeout", bad]) == 2
-        assert "--timeout" in capsys.readouterr().err
-
-
-# -- output files: whole or not at all ----------------------------------------------------------
-def test_failed_writes_keep_the_old_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    xg = read_xpg_text(GOOD)
-    target = tmp_path / "out.xpg"
-    target.write_text("previous content\n")
-
-    def refuse(*args: Any) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(xpg.io.atomic.os, "replace", refuse)
-    with pytest.raises(OSError, match="No space left"):
-        write_xpg(xg, target)
-    assert target.read_text() == "previous content\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["out.xpg"]  # no temporary file left
-    # the CLI: one line, exit 2, the old file intact
-    model = tmp_path / "m.json"
-    model.write_text(json.dumps(model_to_dict(base())))
-    assert main(["export", str(model), "--instance", "x=3,c=b", "-o", str(target)]) == 2
-    err = capsys.readouterr().err
-    assert "No space left" in err and len(err.strip().splitlines()) == 1
-    assert target.read_text() == "previous content\n"
-    monkeypatch.undo()
-
-    def interrupted(*args: Any) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(xpg.io.atomic.os, "chmod", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        write_xpg(xg, target)
-    assert target.read_text() == "previous content\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "out.xpg"]
-
-
-def test_export_of_bad_input_writes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    model = tmp_path / "m.json"
-    model.write_text(json.dumps(model_to_dict(base())))
-    out = tmp_path / "out.xpg"
-    assert main(["export", str(model), "--instance", "x=3,c=zz", "-o", str(out)]) == 2
-    assert not out.exists()
-    assert main(["export", str(model), "--instance", "x=3,c=b", "-o", str(tmp_path)]) == 2
-    assert len(capsys.readouterr().err.strip().splitlines()) == 2
-    assert main(["export", str(model), "--instance", "x=3,c=b", "-o", str(out), "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc == {"output": str(out), "nodes": 4, "edges": 4}
-    result = enumerate_explanations(read_xpg(out))
-    assert [set(a) for a in result.axps] == [{"x", "c"}]
-    assert sorted(result.cxps) == [("c",), ("x",)]
-
-
 def test_invalid_graph_error_lists_every_violation() -> None:
-    dg = base()
+    dg = small_mixed_graph()
     dg.add_node("lonely", "x")  # unreachable and without children
     with pytest.raises(InvalidGraphError) as err:
         dg.validate()

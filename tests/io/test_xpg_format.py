@@ -1,13 +1,17 @@
-"""The reference .xpg format: round trips, comments, parallel edges, and every malformed input."""
+"""The reference .xpg format: round trips, comments, parallel edges, every malformed input (as
+an error and through the CLI, one line and exit status 2), and writes whole or not at all."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+import xpg.io.atomic
 from xpg import (
     InvalidFeatureError,
     InvalidGraphError,
@@ -18,6 +22,8 @@ from xpg import (
     write_xpg,
 )
 from xpg.cli.main import main
+from xpg.io import model_to_dict
+from xpg.testing import small_mixed_graph
 
 GOOD = """\
 # a comment before everything
@@ -173,3 +179,59 @@ def test_unknown_feature_names_are_feature_errors() -> None:
         xg.indices(["nope"])
     with pytest.raises(InvalidFeatureError, match="feature index: expected 0 to"):
         xg.indices([xg.n_vars])
+
+
+@pytest.mark.parametrize(("text", "message"), INVALID_GRAPHS)
+def test_invalid_xpg_graphs_exit_2_with_one_line(
+    tmp_path: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.xpg"
+    path.write_text(text)
+    for command in ("validate", "axp", "cxp", "enum"):
+        assert main([command, str(path)]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and len(out.err.strip().splitlines()) == 1
+        assert message in out.err and "bad.xpg" in out.err
+
+
+def test_vardef_accepts_tabs_like_the_other_sections() -> None:
+    """Regression: '<node>\\t<name>' was refused in VarDef though tabs separate ids elsewhere."""
+    text = GOOD.replace("1 3 0\n", "1\t3\t0\n").replace("1 first feature", "1\tfirst feature")
+    xg = read_xpg_text(text)
+    assert xg.var_names == ["first feature", "b"]
+    assert read_xpg_text(GOOD).var_names == xg.var_names
+
+
+# -- output files: whole or not at all ----------------------------------------------------------
+def test_failed_writes_keep_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xg = read_xpg_text(GOOD)
+    target = tmp_path / "out.xpg"
+    target.write_text("previous content\n")
+
+    def refuse(*args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(xpg.io.atomic.os, "replace", refuse)
+    with pytest.raises(OSError, match="No space left"):
+        write_xpg(xg, target)
+    assert target.read_text() == "previous content\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.xpg"]  # no temporary file left
+    # the CLI: one line, exit 2, the old file intact
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(model_to_dict(small_mixed_graph())))
+    assert main(["export", str(model), "--instance", "x=3,c=b", "-o", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert "No space left" in err and len(err.strip().splitlines()) == 1
+    assert target.read_text() == "previous content\n"
+    monkeypatch.undo()
+
+    def interrupted(*args: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(xpg.io.atomic.os, "chmod", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_xpg(xg, target)
+    assert target.read_text() == "previous content\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "out.xpg"]

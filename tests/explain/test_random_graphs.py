@@ -10,19 +10,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from randgraphs import BruteForce, merge_subtrees, random_features, random_ordered_dag, random_tree
 
 from xpg import ExplanationGraph, counterexample, enumerate_explanations, find_axp, find_cxp
 from xpg.explain.axp_cxp import is_weak_axp, is_weak_cxp
-
-
-def _graph(rng: random.Random, kind: str):
-    feats = random_features(rng, rng.randint(1, 5))
-    if kind == "tree":
-        return random_tree(rng, feats, rng.randint(2, 4), rng.randint(1, 5))
-    if kind == "dag":
-        return merge_subtrees(random_tree(rng, feats, rng.randint(2, 3), 5, restrict=False))
-    return random_ordered_dag(rng, feats, rng.randint(2, 4))
+from xpg.testing import ClassTable, random_decision_graph
 
 
 @pytest.mark.parametrize("kind", ["tree", "dag", "ordered"])
@@ -30,14 +21,15 @@ def _graph(rng: random.Random, kind: str):
 def test_explanations_match_exhaustive_evaluation(kind: str, seed: int) -> None:
     rng = random.Random(1000 * seed + ["tree", "dag", "ordered"].index(kind))  # hash() varies
     for _ in range(10):  # 10 graphs per case: 300 graphs in all
-        dg = _graph(rng, kind)
+        dg = random_decision_graph(rng, kind)
         dg.validate()
-        brute = BruteForce(dg)
+        brute = ClassTable.of_graph(dg)
         points = brute.points()
         for x in rng.sample(points, min(5, len(points))):
             xg = ExplanationGraph.from_decision_graph(dg, x)
             assert xg.prediction == dg.predict(x)
-            axps, cxps = brute.explanations(x)
+            truth = brute.oracle(x)
+            axps, cxps = truth.axps, truth.cxps
             result = enumerate_explanations(xg)
             assert result.complete
             assert len(result.axps) == len(set(result.axps)), "an AXp was reported twice"
@@ -66,7 +58,10 @@ def test_explanations_match_exhaustive_evaluation(kind: str, seed: int) -> None:
 
 def test_generators_produce_dags_and_trees() -> None:
     rng = random.Random(7)
-    kinds = {k: [_graph(rng, k).is_tree() for _ in range(20)] for k in ("tree", "dag", "ordered")}
+    kinds = {
+        k: [random_decision_graph(rng, k).is_tree() for _ in range(20)]
+        for k in ("tree", "dag", "ordered")
+    }
     assert all(kinds["tree"])
     assert sum(not t for t in kinds["dag"]) >= 10
     assert sum(not t for t in kinds["ordered"]) >= 10

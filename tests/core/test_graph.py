@@ -1,4 +1,4 @@
-"""Regression tests for the fixes this part made in core files."""
+"""DecisionGraph bookkeeping: the root is cached until the graph changes."""
 
 from __future__ import annotations
 

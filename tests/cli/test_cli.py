@@ -11,6 +11,10 @@ import pytest
 
 from xpg.cli.demo import run_demo
 from xpg.cli.main import main
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain.marco import enumerate_explanations
+from xpg.io import model_to_dict, read_xpg, write_xpg
+from xpg.testing import ladder, small_mixed_graph
 
 
 def test_demo_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,7 +73,7 @@ def test_bench_needs_a_checkout(
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "table2", "--quick"]) == 2
     assert "root of an xpg checkout" in capsys.readouterr().err
-    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
     assert main(["bench", "tabel2"]) == 2
     assert "unknown benchmark 'tabel2'; expected one of compile, core-speed" in (
         capsys.readouterr().err
@@ -89,3 +93,50 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["member"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "required: file, feature" in err
+
+
+def test_missing_or_unreadable_input_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("missing.xpg", "missing.json"):
+        assert main(["validate", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert "cannot read the file" in err and len(err.strip().splitlines()) == 1
+    assert main(["axp", str(tmp_path)]) == 2  # a folder
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_cli_timeout_and_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    xg = ExplanationGraph.from_decision_graph(ladder(10, "p"), [0] * 10)
+    path = tmp_path / "parity.xpg"
+    write_xpg(xg, path)
+    assert main(["enum", str(path), "--timeout", "60", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["complete"] is True and len(doc["cxps"]) == 10 and len(doc["axps"]) == 1
+    assert main(["enum", str(path), "--timeout", "1e-9", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["complete"] is False and len(doc["axps"]) + len(doc["cxps"]) < 11
+    assert main(["enum", str(path), "--limit", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and "INCOMPLETE" in lines[-1]
+    for bad in ("0", "-1", "abc"):
+        assert main(["enum", str(path), "--timeout", bad]) == 2
+        assert "--timeout" in capsys.readouterr().err
+
+
+def test_export_of_bad_input_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(model_to_dict(small_mixed_graph())))
+    out = tmp_path / "out.xpg"
+    assert main(["export", str(model), "--instance", "x=3,c=zz", "-o", str(out)]) == 2
+    assert not out.exists()
+    assert main(["export", str(model), "--instance", "x=3,c=b", "-o", str(tmp_path)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 2
+    assert main(["export", str(model), "--instance", "x=3,c=b", "-o", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == {"output": str(out), "nodes": 4, "edges": 4}
+    result = enumerate_explanations(read_xpg(out))
+    assert [set(a) for a in result.axps] == [{"x", "c"}]
+    assert sorted(result.cxps) == [("c",), ("x",)]

@@ -12,20 +12,17 @@ import random
 
 import numpy as np
 import pytest
-from randgraphs import BruteForce, merge_subtrees, random_features, random_ordered_dag, random_tree
 
 import xpg.explain.marco
 from xpg import ExplanationGraph, InvalidGraphError, enumerate_explanations
 from xpg.explain.reach import minimal_masks, zero_path_masks
-
-
-def _graph(rng: random.Random, kind: str):
-    feats = random_features(rng, rng.randint(1, 5))
-    if kind == "tree":
-        return random_tree(rng, feats, rng.randint(2, 4), rng.randint(1, 5))
-    if kind == "dag":
-        return merge_subtrees(random_tree(rng, feats, rng.randint(2, 3), 5, restrict=False))
-    return random_ordered_dag(rng, feats, rng.randint(2, 4))
+from xpg.testing import (
+    ClassTable,
+    merge_subtrees,
+    random_decision_graph,
+    random_features,
+    random_tree,
+)
 
 
 @pytest.mark.parametrize("route", ["masks", "graph"])
@@ -37,12 +34,13 @@ def test_routes_match_exhaustive_evaluation(
     rng = random.Random(f"{route}-{kind}")  # hash() of a str varies between runs
     checked = 0
     for _ in range(40):
-        dg = _graph(rng, kind)
-        brute = BruteForce(dg)
+        dg = random_decision_graph(rng, kind)
+        brute = ClassTable.of_graph(dg)
         points = brute.points()
         for x in rng.sample(points, min(3, len(points))):
             xg = ExplanationGraph.from_decision_graph(dg, x)
-            axps, cxps = brute.explanations(x)
+            truth = brute.oracle(x)
+            axps, cxps = truth.axps, truth.cxps
             result = enumerate_explanations(xg)
             assert result.complete
             assert len(result.axps) == len(set(result.axps))
@@ -62,7 +60,7 @@ def test_masks_give_up_beyond_the_budget() -> None:
     rng = random.Random(3)
     feats = random_features(rng, 5)
     dg = merge_subtrees(random_tree(rng, feats, 2, 5, restrict=False))
-    x = BruteForce(dg).points()[0]
+    x = ClassTable.of_graph(dg).points()[0]
     xg = ExplanationGraph.from_decision_graph(dg, x)
     full = zero_path_masks(xg)
     assert full is not None and len(full) >= 2

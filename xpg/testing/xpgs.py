@@ -1,0 +1,174 @@
+"""Random explanation graphs: built directly (Def. 3), or from random decision graphs.
+
+Examples
+--------
+>>> xg = random_xpg(0, tree=True)
+>>> xg.is_tree()
+True
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, Def. 3 (explanation graphs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.testing._seed import Seed, as_random
+from xpg.testing.graphs import random_decision_graph
+from xpg.testing.oracle import Oracle, representatives
+
+
+def _random_tree_shape(
+    rng: Any, n_vars: int, n_internal: int
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """Grow a tree: each internal node gets 2-3 fresh children."""
+    frontier = [0]
+    node_var = [-1]
+    edges: list[tuple[int, int]] = []
+    internal = 0
+    while frontier:
+        n = frontier.pop(rng.randrange(len(frontier)))
+        if internal >= n_internal or (n != 0 and rng.random() < 0.3):
+            continue
+        internal += 1
+        node_var[n] = rng.randrange(n_vars)
+        for _ in range(rng.randint(2, 3)):
+            c = len(node_var)
+            node_var.append(-1)
+            edges.append((n, c))
+            frontier.append(c)
+    return node_var, edges
+
+
+def _random_dag_shape(
+    rng: Any, n_vars: int, n_internal: int
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """A DAG in topological order: 2-3 children per internal node, every node a parent."""
+    n_terminals = rng.randint(3, 6)
+    n = n_internal + n_terminals
+    node_var = [rng.randrange(n_vars) for _ in range(n_internal)] + [-1] * n_terminals
+    edges: list[tuple[int, int]] = []
+    for p in range(n_internal):
+        k = min(rng.randint(2, 3), n - p - 1)
+        for c in rng.sample(range(p + 1, n), k):
+            edges.append((p, c))
+    has_parent = {c for _, c in edges}
+    for c in range(1, n):
+        if c not in has_parent:
+            ps = [p for p in range(min(c, n_internal)) if (p, c) not in edges]
+            edges.append((rng.choice(ps), c))
+    return node_var, edges
+
+
+def random_xpg(
+    seed: Seed, tree: bool, max_vars: int = 6, max_internal: int = 14
+) -> ExplanationGraph:
+    """A random XpG satisfying Def. 3: a tree, or a DAG with shared nodes.
+
+    Variables may repeat along a path; some non-terminals have no edge labelled 1; the path
+    of 1-edges from the root ends in a 1-terminal, and some terminal is a 0-terminal.
+
+    Parameters
+    ----------
+    seed : int, random.Random, numpy.random.Generator or None
+    tree : bool
+        A tree, or a DAG.
+    max_vars, max_internal : int
+        Upper bounds of the number of variables (``v0, v1, ...``) and of non-terminals.
+
+    Returns
+    -------
+    ExplanationGraph
+
+    Examples
+    --------
+    >>> xg = random_xpg(1, tree=False, max_vars=3)
+    >>> xg.n_vars <= 3, xg.is_tree()
+    (True, False)
+    """
+    rng = as_random(seed)
+    n_vars = rng.randint(1, max_vars)
+    n_internal = rng.randint(1, max_internal)
+    shape = _random_tree_shape if tree else _random_dag_shape
+    node_var, edges = shape(rng, n_vars, n_internal)
+    n = len(node_var)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for k, (p, _c) in enumerate(edges):
+        children[p].append(k)
+    label = [False] * len(edges)
+    p_one = rng.uniform(0.3, 0.9)
+    for p in range(n):
+        if children[p] and rng.random() < p_one:
+            label[rng.choice(children[p])] = True
+    # the path of 1-edges must reach a terminal: give a 1-edge to nodes on it that lack one
+    node = 0
+    while children[node]:
+        ones = [k for k in children[node] if label[k]]
+        if not ones:
+            k = rng.choice(children[node])
+            label[k] = True
+            ones = [k]
+        node = edges[ones[0]][1]
+    p_zero = rng.uniform(0.15, 0.6)
+    value = [-1 if children[t] else int(rng.random() >= p_zero) for t in range(n)]
+    value[node] = 1
+    others = [t for t in range(n) if value[t] >= 0 and t != node]
+    if others and not any(value[t] == 0 for t in others):
+        value[rng.choice(others)] = 0
+    return ExplanationGraph(
+        [f"v{i}" for i in range(n_vars)],
+        list(range(n)),
+        0,
+        np.asarray(node_var, dtype=np.int64),
+        np.asarray(value, dtype=np.int64),
+        np.asarray([p for p, _ in edges], dtype=np.int64),
+        np.asarray([c for _, c in edges], dtype=np.int64),
+        np.asarray(label, dtype=bool),
+    )
+
+
+def random_dg_xpgs(seed: Seed, kind: str, count: int) -> list[ExplanationGraph]:
+    """The XpGs of ``count`` random decision graphs of one kind (``"tree"``, ``"dag"``,
+    ``"ordered"``; :func:`~xpg.testing.graphs.random_decision_graph` with 2 or 3 classes),
+    each for a random representative instance.
+
+    Examples
+    --------
+    >>> [xg.is_tree() for xg in random_dg_xpgs(0, "tree", 3)]
+    [True, True, True]
+    """
+    rng = as_random(seed)
+    out: list[ExplanationGraph] = []
+    while len(out) < count:
+        dg = random_decision_graph(rng, kind, max_classes=3)
+        x = [rng.choice(r) for r in representatives(dg)]
+        out.append(ExplanationGraph.from_decision_graph(dg, x))
+    return out
+
+
+def random_cases(
+    seed: Seed, tree: bool, count: int, max_vars: int = 7, max_internal: int = 14
+) -> list[tuple[ExplanationGraph, Oracle]]:
+    """``count`` random XpGs (:func:`random_xpg`) with their oracles; every other one is drawn
+    again until it has several AXps (so that relevant, non-necessary features occur).
+
+    Examples
+    --------
+    >>> cases = random_cases(0, True, 4)
+    >>> [len(truth.axps) > 1 for _, truth in cases][1::2]
+    [True, True]
+    """
+    rng = as_random(seed)
+    out: list[tuple[ExplanationGraph, Oracle]] = []
+    while len(out) < count:
+        xg = random_xpg(rng, tree, max_vars, max_internal)
+        truth = Oracle.of_xpg(xg)
+        if len(out) % 2 == 0 or len(truth.axps) > 1:
+            out.append((xg, truth))
+    return out
