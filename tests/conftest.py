@@ -32,9 +32,10 @@ def shared_path(*parts: str) -> Path:
     """A path inside the shared folder; fails the test with a clear message when it is missing."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
+        needed = " and ".join(name + "/" for name in SHARED_FOLDERS)
         pytest.fail(
-            f"missing {path}: these tests need the project's shared folder (expected at {SHARED}, "
-            f"holding {' and '.join(f + '/' for f in SHARED_FOLDERS)}; set {SHARED_ENV} to move it)",
+            f"missing {path}: these tests need the project's shared folder (expected at "
+            f"{SHARED}, holding {needed}; set {SHARED_ENV} to move it)",
             pytrace=False,
         )
     return path
@@ -96,9 +97,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     config.stash[_PEERS_LEFT_OUT] = max(config.stash.get(_PEERS_LEFT_OUT, 0), count)
 
 
-def pytest_terminal_summary(
-    terminalreporter: Any, exitstatus: int, config: pytest.Config
-) -> None:
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """Say which tests the default selection did not run, and how to run them."""
     left_out = config.stash.get(_PEERS_LEFT_OUT, 0)
     if left_out:

@@ -160,7 +160,10 @@ def check_python(code: str, name: str = "snippet", first_line: int = 1) -> list[
     ]
     printed: dict[int, list[str]] = defaultdict(list)
 
-    def recording_print(*args: Any, sep: str | None = " ", end: str | None = "\n", **kw: Any) -> None:
+    def recording_print(
+        *args: Any, sep: str | None = " ", end: str | None = "\n", **kw: Any
+    ) -> None:
+        """``print``, also keeping what each README line printed."""
         out = io.StringIO()
         builtins.print(*args, sep=sep, end=end, file=out)
         frame = sys._getframe(1)
@@ -257,12 +260,10 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return work
 
 
-# -- the README --------------------------------------------------------------------------------------
+# -- the README ------------------------------------------------------------------------------------
 def test_readme_states_what_the_code_prints(workdir: Path) -> None:
     problems = check_readme(README.read_text(encoding="utf-8"), workdir)
-    assert not problems, "README.md states outputs the code does not print:\n" + "\n".join(
-        problems
-    )
+    assert not problems, "README.md states outputs the code does not print:\n" + "\n".join(problems)
 
 
 def test_the_readme_states_outputs_to_check() -> None:
@@ -288,7 +289,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert TEST_COMMAND in script
 
 
-# -- the checker itself ------------------------------------------------------------------------------
+# -- the checker itself ----------------------------------------------------------------------------
 def test_a_wrong_comment_fails() -> None:
     problems = check_python("x = 1\nprint(x + 1)  # 3\n", "wrong.md", 10)
     assert problems == ["wrong.md:11: states '3', prints '2'"]
@@ -338,7 +339,8 @@ def test_a_wrong_transcript_fails(workdir: Path) -> None:
     assert check_transcript(right, workdir) == []
     wrong = "$ xpg --version\nxpg 0.0.0-wrong\n"
     assert check_transcript(wrong, workdir, "wrong.md", 5) == [
-        f"wrong.md:5: $ xpg --version\n  states:\n    xpg 0.0.0-wrong\n  prints:\n    xpg {__version__}"
+        "wrong.md:5: $ xpg --version\n  states:\n    xpg 0.0.0-wrong\n"
+        f"  prints:\n    xpg {__version__}"
     ]
     with pytest.raises(ValueError, match="xpg commands only"):
         check_transcript("$ ls\n", workdir)
