@@ -25,6 +25,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tokenize
@@ -282,11 +283,32 @@ def test_the_first_two_commands_are_the_contract() -> None:
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    """``.ci/run`` runs exactly the README's test command, and stops on any failure (``set -e``:
-    pytest's status 5, no tests collected, fails it too)."""
+    """``.ci/run`` ends with exactly the README's test command, so its status is CI's."""
     script = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert "set -euo pipefail" in script
-    assert TEST_COMMAND in script
+    assert script[-1] == TEST_COMMAND
+
+
+@pytest.mark.parametrize(("pip", "pytest_status"), [(0, 0), (0, 5), (1, 0), (0, 1)])
+def test_ci_fails_when_a_step_fails_or_no_test_ran(
+    tmp_path: Path, pip: int, pytest_status: int
+) -> None:
+    """``.ci/run`` on a copy of the checkout with stand-ins for python3, pip and pytest: any
+    non-zero status fails it, including pytest's 5 (no tests collected)."""
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(REPO_ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
+    fake_bin = tmp_path / "fake-bin"
+    fake_bin.mkdir()
+    (fake_bin / "python3").write_text(
+        "#!/bin/sh\nmkdir -p .venv/bin\n"
+        f"printf '#!/bin/sh\\nexit {pip}\\n' > .venv/bin/pip\n"
+        f"printf '#!/bin/sh\\nexit {pytest_status}\\n' > .venv/bin/python\n"
+        "chmod +x .venv/bin/pip .venv/bin/python\n"
+    )
+    (fake_bin / "python3").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(["bash", str(tmp_path / ".ci" / "run")], env=env, check=False)
+    assert proc.returncode == (pip or pytest_status)
 
 
 # -- the checker itself ----------------------------------------------------------------------------
