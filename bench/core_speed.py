@@ -299,7 +299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, short timeouts")
     parser.add_argument("--timeout", type=float, help="per-run limit for the reference (s)")
     parser.add_argument("--ours-only", action="store_true", help="skip the reference")
-    parser.add_argument("--out", help=f"output folder (default {RESULTS_DIR})")
+    parser.add_argument(
+        "--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)"
+    )
     args = parser.parse_args(argv)
     timeout = args.timeout or (5.0 if args.quick else 20.0)
     ref = not args.ours_only

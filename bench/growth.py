@@ -230,7 +230,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--enum-limit", type=int, default=100)
     parser.add_argument("--flat-limit", type=int, default=2000)
-    parser.add_argument("--out", help=f"output folder (default {RESULTS_DIR})")
+    parser.add_argument(
+        "--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)"
+    )
     args = parser.parse_args(argv)
     if args.sizes:
         sizes = [int(s) for s in args.sizes.split(",")]

@@ -257,7 +257,9 @@ def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--quick", action="store_true", help="few instances per dataset (CI)")
     parser.add_argument("--data-dir", help="datasets folder (default $XPG_DATA_DIR or ../shared)")
-    parser.add_argument("--out", help=f"output folder (default {RESULTS_DIR})")
+    parser.add_argument(
+        "--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)"
+    )
     parser.add_argument("--datasets", help="comma-separated dataset names (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of splits and draws")
     parser.add_argument(

@@ -301,8 +301,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path(__file__).resolve().parent / "results",
-        help="output folder for the CSV and the PNG",
+        default=REPO_ROOT / "bench" / "results" / "fourier",
+        help="output folder for the CSV and the PNG (default bench/results/fourier, git-ignored; "
+        "the published results are in bench/fourier/results)",
     )
     parser.add_argument(
         "--quick",

@@ -129,7 +129,13 @@ def main(argv: list[str] | None = None) -> None:
         default=0.01,
         help="largest coefficient error counted as recovered",
     )
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / "results" / "fourier",
+        help="output folder (default bench/results/fourier, git-ignored; the published results "
+        "are in bench/fourier/results)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     masks = all_masks(N_PLAYERS)

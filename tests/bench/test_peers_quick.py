@@ -1,17 +1,15 @@
 """``bench.peers_compare --quick`` on two small datasets (one OBDD, one tree).
 
-Both tools run and their explanation sets must be identical: the benchmark creates the
-reference implementation's environment (``bench/.venvs/xpgraph``, from PyPI, about 20 s) when
-it is missing.  Offline, ``XPG_BENCH_PEERS=0`` runs xpg's side alone, and the test says so
-with a warning.
+By default xpg's side runs alone (``--ours-only``: no network).  The comparison with the
+reference implementation is marked ``peers``: ``pytest -m peers`` runs it, creating the reference
+implementation's environment (``bench/.venvs/xpgraph``, from PyPI, about 20 s) when it is
+missing, and requires identical explanation sets.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -21,19 +19,15 @@ from xpg import enumerate_explanations, read_xpg
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench import peers_compare  # noqa: E402
-from bench.peers import PEERS, is_ready  # noqa: E402
 
 
-def test_peers_quick(tmp_path: Path) -> None:
-    with_reference = is_ready(PEERS["xpgraph"]) or os.environ.get("XPG_BENCH_PEERS") != "0"
+@pytest.mark.parametrize(
+    "with_reference", [False, pytest.param(True, marks=pytest.mark.peers)], ids=["ours", "peers"]
+)
+def test_peers_quick(tmp_path: Path, with_reference: bool) -> None:
     argv = ["--quick", "--no-progress", "--datasets", "corral,iris", "--out", str(tmp_path)]
     argv += ["--data-dir", str(shared_path("datasets")), "--timeout", "30"]
     if not with_reference:
-        warnings.warn(
-            "XPG_BENCH_PEERS=0 and no bench/.venvs/xpgraph: checking xpg's side only, "
-            "not the identity with the reference implementation",
-            stacklevel=1,
-        )
         argv.append("--ours-only")
     assert peers_compare.main(argv) == 0
     with (tmp_path / "peers.csv").open(newline="", encoding="utf-8") as fh:
