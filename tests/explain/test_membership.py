@@ -19,15 +19,15 @@ from xpg import (
     read_xpg,
     read_xpg_text,
 )
+from xpg.errors import InvalidQueryError, NotATreeError
 from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1, paper_figure2
-from xpg.explain.membership import InvalidQueryError, MembershipQueries, is_member, membership_route
+from xpg.explain.membership import MembershipQueries, is_member, membership_route
 from xpg.explain.relevance import classify_features
 from xpg.explain.smallest import smallest_axp, smallest_cxp
-from xpg.explain.tree_xpg import NotATreeError
 from xpg.solvers.sat import MembershipOracle
 
 A = [f"Attribute {i}" for i in range(10)]
-# AXps of the reference graphs (../shared/xpg-examples/README.md, checked exhaustively there)
+# AXps of the reference graphs (listed beside them in ../shared/xpg-examples; checked exhaustively)
 REFERENCE_AXPS = {
     "corral/corral_0.xpg": [{"A0", "B0"}, {"A0", "B1"}, {"A1", "B0"}],
     "mux6/mux6_0.xpg": [

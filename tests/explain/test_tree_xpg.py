@@ -12,15 +12,10 @@ import random
 import pytest
 
 from xpg import ExplanationGraph, InvalidGraphError, XpgError, enumerate_explanations
+from xpg.errors import NotATreeError
 from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1
 from xpg.explain.reach import minimal_masks
-from xpg.explain.tree_xpg import (
-    NotATreeError,
-    minimal_hitting_sets,
-    tree_axps,
-    tree_cxp_masks,
-    tree_cxps,
-)
+from xpg.explain.tree_xpg import minimal_hitting_sets, tree_axps, tree_cxp_masks, tree_cxps
 from xpg.io import read_xpg_text
 from xpg.testing import Oracle, random_dg_xpgs, random_xpg
 

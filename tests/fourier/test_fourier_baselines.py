@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import shapiq
 
+from xpg.errors import GameTooLargeError, InvalidExplainerError
 from xpg.fourier.baselines import (
     FaithShapIndex,
     KernelShapExplainer,
@@ -26,18 +27,13 @@ from xpg.fourier.baselines import (
     moebius_transform,
 )
 from xpg.fourier.basis import FourierPolynomial
-from xpg.fourier.explainer import InvalidExplainerError
 from xpg.fourier.game import RemovalGame
-from xpg.fourier.masks import GameTooLargeError, all_masks
+from xpg.fourier.masks import all_masks
+from xpg.testing import table_game
 
 
 def code(subset) -> int:
     return sum(1 << i for i in subset)
-
-
-def table_game(table: np.ndarray) -> RemovalGame:
-    n = int(table.size).bit_length() - 1
-    return RemovalGame(lambda x: table[((x > 0) * (1 << np.arange(n))).sum(axis=1)], n)
 
 
 def subsets(n: int, max_size: int | None = None):

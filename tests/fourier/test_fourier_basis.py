@@ -11,17 +11,15 @@ from math import comb
 import numpy as np
 import pytest
 
-from xpg.errors import XpgError
+from xpg.errors import GameTooLargeError, InvalidPolynomialError, XpgError
 from xpg.fourier.basis import (
     FourierPolynomial,
-    InvalidPolynomialError,
     count_subsets_up_to_degree,
     fourier_transform,
     parity_features,
     subsets_up_to_degree,
 )
 from xpg.fourier.masks import (
-    GameTooLargeError,
     all_masks,
     ball_masks,
     ball_size,

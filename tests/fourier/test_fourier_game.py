@@ -7,7 +7,8 @@ import pytest
 from sklearn.datasets import load_iris
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from xpg.fourier.game import InvalidGameError, RemovalGame, TabularGame
+from xpg.errors import InvalidGameError
+from xpg.fourier.game import RemovalGame, TabularGame
 from xpg.fourier.masks import all_masks
 
 

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Lasso
 
+from xpg.errors import ExplainerNotFittedError, InvalidExplainerError
 from xpg.fourier.basis import (
     FourierPolynomial,
     parity_features,
     subsets_up_to_degree,
 )
-from xpg.fourier.explainer import ExplainerNotFittedError, InvalidExplainerError
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.harmonica import (
     AnchoredInterpretation,

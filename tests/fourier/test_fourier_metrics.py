@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
+from xpg.errors import InvalidMetricError
 from xpg.fourier.basis import FourierPolynomial, fourier_transform, subsets_up_to_degree
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.harmonica import AnchoredInterpretation
 from xpg.fourier.masks import all_masks, ball_size
 from xpg.fourier.metrics import (
-    InvalidMetricError,
     count_distinct_models,
     errors_on_masks,
     inconsistency,

@@ -8,9 +8,9 @@ import pytest
 from xpg.compile import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidInstanceError
+from xpg.errors import InvalidGameError, InvalidInstanceError
 from xpg.fourier.basis import fourier_transform
-from xpg.fourier.game import InvalidGameError, TabularGame
+from xpg.fourier.game import TabularGame
 from xpg.fourier.harmonica import Harmonica
 from xpg.fourier.masks import all_masks
 from xpg.fourier.metrics import interpretation_error, spectrum_distance, truthful_gap

@@ -9,13 +9,16 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from xpg.core.features import Feature, Literal
-from xpg.errors import InvalidInstanceError, InvalidModelError
+from xpg.errors import (
+    InvalidDataError,
+    InvalidInstanceError,
+    InvalidModelError,
+    UnboundedDomainError,
+)
 from xpg.probabilistic import (
     BlackBox,
     EmpiricalDistribution,
-    InvalidDataError,
     MarginalDistribution,
-    UnboundedDomainError,
     UniformDistribution,
 )
 from xpg.probabilistic.blackbox import QueryCounter, predict_graph

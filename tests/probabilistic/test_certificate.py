@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from xpg.core.features import Feature
+from xpg.errors import InvalidParameterError
 from xpg.probabilistic import (
     BlackBox,
-    InvalidParameterError,
     MarginalDistribution,
     UniformDistribution,
     find_certificate,

@@ -10,9 +10,9 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg.core.features import Feature
+from xpg.errors import InvalidParameterError
 from xpg.probabilistic import (
     BlackBox,
-    InvalidParameterError,
     ProbabilisticExplanation,
     explain_probabilistically,
     precision_error,

@@ -8,14 +8,8 @@ import numpy as np
 import pytest
 
 from xpg.core.features import Feature
-from xpg.probabilistic import (
-    BlackBox,
-    InvalidParameterError,
-    MissingExtraError,
-    find_optimal_rule,
-    precision_error,
-    solve_rule,
-)
+from xpg.errors import InvalidParameterError, MissingExtraError
+from xpg.probabilistic import BlackBox, find_optimal_rule, precision_error, solve_rule
 from xpg.probabilistic.optimal_rule import cpsat_available, rule_objective
 
 # CP-SAT is the optional extra "cp"; CI installs it, so both solvers are checked there.

@@ -16,14 +16,16 @@ from sklearn.tree import DecisionTreeClassifier
 
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidGraphError
+from xpg.errors import (
+    ExactPrecisionUnavailableError,
+    InvalidFeatureSetError,
+    InvalidGraphError,
+    InvalidParameterError,
+)
 from xpg.probabilistic import (
     BlackBox,
     EmpiricalDistribution,
-    ExactPrecisionUnavailableError,
     GraphPrecision,
-    InvalidFeatureSetError,
-    InvalidParameterError,
     MarginalDistribution,
     UniformDistribution,
     precision_error,

@@ -10,11 +10,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 from xpg.core.features import Feature
 from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import ExactPrecisionUnavailableError, InvalidParameterError
 from xpg.explain.marco import enumerate_explanations
 from xpg.probabilistic import (
     BlackBox,
-    ExactPrecisionUnavailableError,
-    InvalidParameterError,
     UniformDistribution,
     find_probabilistic_axp,
     is_weak_probabilistic_axp,

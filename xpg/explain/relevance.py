@@ -62,9 +62,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed
 from xpg.explain.marco import Enumerator, Explanation
-from xpg.explain.membership import InvalidQueryError, Route, choose_route
+from xpg.explain.membership import Route, choose_route
 from xpg.explain.reach import path_to_zero
 from xpg.explain.tree_xpg import tree_cxp_masks
 from xpg.solvers.sat import MembershipOracle

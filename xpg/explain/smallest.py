@@ -41,9 +41,10 @@ from typing import Any, Literal, get_args
 from pysat.examples.hitman import Hitman
 
 from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed, shrink_weak_cxp
 from xpg.explain.marco import ExplanationKind
-from xpg.explain.membership import InvalidQueryError, check_kind, membership_route
+from xpg.explain.membership import check_kind, membership_route
 from xpg.explain.reach import zero_edge_vars, zero_path
 from xpg.explain.tree_xpg import require_tree, tree_cxp_sets
 

@@ -57,15 +57,9 @@ from typing import Any
 
 import numpy as np
 
-from xpg.errors import MissingExtraError
+from xpg.errors import InvalidExplainerError, MissingExtraError
 from xpg.fourier.basis import FourierPolynomial, Subset
-from xpg.fourier.explainer import (
-    InvalidExplainerError,
-    RemovalExplainer,
-    check_float,
-    check_game,
-    check_int,
-)
+from xpg.fourier.explainer import RemovalExplainer, check_float, check_game, check_int
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.masks import all_masks, check_enumerable
 

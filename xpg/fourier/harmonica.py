@@ -52,21 +52,15 @@ from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
+from xpg.errors import InvalidExplainerError, InvalidPolynomialError
 from xpg.fourier.basis import (
     FourierPolynomial,
-    InvalidPolynomialError,
     Subset,
     check_masks,
     parity_features,
     subsets_up_to_degree,
 )
-from xpg.fourier.explainer import (
-    InvalidExplainerError,
-    RemovalExplainer,
-    check_float,
-    check_game,
-    check_int,
-)
+from xpg.fourier.explainer import RemovalExplainer, check_float, check_game, check_int
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.masks import ball_masks, uniform_masks
 

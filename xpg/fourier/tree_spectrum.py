@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 
 from xpg.core.graph import DecisionGraph, NodeId
-from xpg.errors import InvalidGraphError, InvalidInstanceError
+from xpg.errors import InvalidGameError, InvalidGraphError, InvalidInstanceError
 from xpg.fourier.basis import FourierPolynomial
-from xpg.fourier.game import InvalidGameError, RemovalGame
+from xpg.fourier.game import RemovalGame
 
 Instance = Mapping[str, Any] | Sequence[Any]
 Spectrum = dict[int, float]
