@@ -144,7 +144,7 @@ class DataNotFoundError(XpgError, FileNotFoundError):
     """A dataset or the data directory is missing; the message says where it looked."""
 
 
-# -- raised by xpg.errors
+# -- raised by xpg.probabilistic
 
 
 class UnboundedDomainError(XpgError, ValueError):

@@ -12,24 +12,19 @@ differ.  The dispatcher's method (tree or implicit hitting sets) is checked too.
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
 
 from xpg import ExplanationGraph
 from xpg.explain.smallest import smallest_axp, smallest_cxp
+from xpg.testing import brute_minimal_hitting_sets
 
 Family = frozenset[frozenset[int]]
 
 
 def _minimal(family: set[frozenset[int]]) -> Family:
     return frozenset(s for s in family if not any(t < s for t in family))
-
-
-def _min_hitting_sets(family: Family, n: int) -> Family:
-    universe = [frozenset(c) for r in range(n + 1) for c in itertools.combinations(range(n), r)]
-    return _minimal({h for h in universe if all(h & s for s in family)})
 
 
 def _obdd_xpg(terms: Family, n: int, tree: bool) -> ExplanationGraph:
@@ -88,7 +83,7 @@ def _families(seed: int, count: int) -> list[tuple[Family, int]]:
                 for _ in range(rng.randint(2, 7))
             }
         )
-        cxps = _min_hitting_sets(terms, n)
+        cxps = brute_minimal_hitting_sets(terms, n)
         if len({len(t) for t in terms}) > 1 and len({len(c) for c in cxps}) > 1:
             out.append((terms, n))
     return out
@@ -97,7 +92,7 @@ def _families(seed: int, count: int) -> list[tuple[Family, int]]:
 @pytest.mark.parametrize("seed", range(4))
 def test_smallest_is_minimum_on_monotone_dnf_obdds(seed: int) -> None:
     for terms, n in _families(seed, 40):  # 160 families, each as a DAG and as a tree
-        cxps = _min_hitting_sets(terms, n)
+        cxps = brute_minimal_hitting_sets(terms, n)
         min_axp, min_cxp = min(map(len, terms)), min(map(len, cxps))
         for tree in (False, True):
             xg = _obdd_xpg(terms, n, tree)

@@ -6,7 +6,6 @@ seeded random trees (built directly, and from random decision trees and instance
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
@@ -17,7 +16,7 @@ from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1
 from xpg.explain.reach import minimal_masks
 from xpg.explain.tree_xpg import minimal_hitting_sets, tree_axps, tree_cxp_masks, tree_cxps
 from xpg.io import read_xpg_text
-from xpg.testing import Oracle, random_dg_xpgs, random_xpg
+from xpg.testing import Oracle, brute_minimal_hitting_sets, random_dg_xpgs, random_xpg
 
 
 def _trees(seed: int, count: int) -> list[ExplanationGraph]:
@@ -109,9 +108,7 @@ def test_minimal_masks_and_hitting_sets_against_brute_force() -> None:
         masks = [sum(1 << v for v in s) for s in family]
         kept = {frozenset(v for v in range(n) if m >> v & 1) for m in minimal_masks(masks)}
         assert kept == {s for s in family if not any(t < s for t in family)}
-        universe = [frozenset(c) for r in range(n + 1) for c in itertools.combinations(range(n), r)]
-        hitting = [h for h in universe if all(h & s for s in family)]
-        expected = {h for h in hitting if not any(g < h for g in hitting)}
+        expected = brute_minimal_hitting_sets(family, n)
         for method in ("lbx", "sorted"):
             found = [frozenset(h) for h in minimal_hitting_sets(family, method)]
             assert len(found) == len(set(found))

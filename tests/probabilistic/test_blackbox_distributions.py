@@ -21,7 +21,7 @@ from xpg.probabilistic import (
     MarginalDistribution,
     UniformDistribution,
 )
-from xpg.probabilistic.blackbox import QueryCounter, predict_graph
+from xpg.probabilistic.blackbox import QueryCounter
 from xpg.testing import random_bounded_graph, random_features, random_row
 
 
@@ -32,7 +32,7 @@ def test_vectorised_graph_prediction_equals_path_following() -> None:
         rows = [random_row(rng, dg.features) for _ in range(40)]
         dtype = object if any(f.kind == "categorical" for f in dg.features) else float
         X = np.array(rows, dtype=dtype)
-        assert predict_graph(dg, X).tolist() == [dg.predict(r) for r in rows]
+        assert dg.predict_batch(X).tolist() == [dg.predict(r) for r in rows]
 
 
 def test_wrappers_of_callables_estimators_and_graphs() -> None:

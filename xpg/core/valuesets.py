@@ -6,7 +6,7 @@ interval set for integer and real ones (see :meth:`~xpg.core.features.Feature.do
 
 Examples
 --------
->>> from xpg.core.features import Feature, Literal
+>>> from xpg.core.features import Feature, Literal, describe_values
 >>> x = Feature.integer("x", 0, 9)
 >>> describe_values("x", as_value_set(x, Literal.isin("x", [1, 2])))
 'x = 1 or x = 2'
@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import portion as P
 
-from xpg.core.features import Feature, Literal, ValueSet, describe_values
+from xpg.core.features import Feature, Literal, ValueSet
 
 
 def as_value_set(feature: Feature, lit: Literal) -> ValueSet:
@@ -37,7 +37,7 @@ def literal_mismatch(feature: Feature, lit: Literal) -> str | None:
 
     Examples
     --------
-    >>> from xpg.core.features import Feature, Literal
+    >>> from xpg.core.features import Feature, Literal, describe_values
     >>> literal_mismatch(Feature.integer("n", 0, 3), Literal.isin("n", [2, 7]))
     "value(s) [7] outside the domain of 'n'"
     >>> literal_mismatch(Feature.boolean("b"), Literal.le("b", 0)) is not None
@@ -60,7 +60,7 @@ def feature_cells(feature: Feature, sets: Iterable[ValueSet]) -> list[ValueSet]:
 
     Examples
     --------
-    >>> from xpg.core.features import Feature, Literal
+    >>> from xpg.core.features import Feature, Literal, describe_values
     >>> cells = feature_cells(Feature.real("x"), [P.openclosed(-P.inf, 1), P.open(3, P.inf)])
     >>> [describe_values("x", c) for c in cells]
     ['x <= 1', '1 < x <= 3', 'x > 3']
@@ -89,4 +89,4 @@ def union(feature: Feature, parts: Iterable[ValueSet]) -> ValueSet:
     return acc
 
 
-__all__ = ["as_value_set", "describe_values", "feature_cells", "literal_mismatch", "union"]
+__all__ = ["as_value_set", "feature_cells", "literal_mismatch", "union"]

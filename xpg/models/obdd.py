@@ -323,4 +323,4 @@ def from_bdd(
     return OBDD(functions, features, classes).to_decision_graph()
 
 
-__all__ = ["OBDD", "bdd_manager", "from_bdd"]
+__all__ = ["OBDD", "from_bdd"]

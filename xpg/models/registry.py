@@ -90,7 +90,7 @@ _MEMBERS = [
 register_model_kind(DecisionGraph)
 register_model_kind(DecisionTree)
 register_model_kind(DecisionList)
-register_model_kind(OMDD)
 register_model_kind(OMDD, "obdd")  # boolean OMDDs and dd OBDDs are written as "obdd" nodes
+register_model_kind(OMDD)
 
 __all__ = ["model_kind", "model_kinds", "register_model_kind", "unregister_model_kind"]

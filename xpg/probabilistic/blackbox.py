@@ -40,12 +40,6 @@ from xpg.models.protocol import Model
 from xpg.probabilistic.distributions import instance_row, matrix_dtype
 
 
-def predict_graph(dg: DecisionGraph, X: np.ndarray) -> np.ndarray:
-    """Classes of the rows of ``X`` under a decision graph (:meth:`DecisionGraph.predict_batch`,
-    one vectorised pass over its nodes)."""
-    return dg.predict_batch(X)
-
-
 class BlackBox:
     """A classifier known only through its predictions, with its feature specification.
 

@@ -19,8 +19,9 @@ that fit an estimator.
 * Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
 * explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`;
 * the oracle: :class:`Oracle` (all AXps and CXps, members, necessary features, smallest
-  sizes), :class:`ClassTable` (a classifier evaluated on a grid), and the grids
-  :func:`representatives`, :func:`grid_from_literals`, :func:`float32_representatives`.
+  sizes), :class:`ClassTable` (a classifier evaluated on a grid),
+  :func:`brute_minimal_hitting_sets`, and the grids :func:`representatives`,
+  :func:`grid_from_literals`, :func:`float32_representatives`.
 
 Examples
 --------
@@ -73,6 +74,7 @@ from xpg.testing.models import (
 from xpg.testing.oracle import (
     ClassTable,
     Oracle,
+    brute_minimal_hitting_sets,
     grid_from_literals,
     literal_constants,
     numeric_representatives,
@@ -81,6 +83,7 @@ from xpg.testing.oracle import (
 from xpg.testing.xpgs import random_cases, random_dg_xpgs, random_xpg
 
 __all__ = [
+    "brute_minimal_hitting_sets",
     "GRAPH_KINDS",
     "GRID",
     "KINDS",

@@ -125,6 +125,23 @@ def _minimal(family: list[frozenset[int]], names: Sequence[str]) -> Family:
     )
 
 
+def brute_minimal_hitting_sets(
+    family: Iterable[frozenset[int]], n: int
+) -> frozenset[frozenset[int]]:
+    """The subset-minimal sets over ``range(n)`` that meet every set of ``family``, found by
+    trying all ``2**n`` subsets (the duality of AXps and CXps, checked the slow way).
+
+    Examples
+    --------
+    >>> sorted(sorted(h) for h in brute_minimal_hitting_sets([{0, 1}, {1, 2}], 3))
+    [[0, 2], [1]]
+    """
+    sets = [frozenset(s) for s in family]
+    universe = (frozenset(c) for r in range(n + 1) for c in itertools.combinations(range(n), r))
+    hitting = [h for h in universe if all(h & s for s in sets)]
+    return frozenset(h for h in hitting if not any(g < h for g in hitting))
+
+
 class Oracle:
     """Every AXp and CXp of one prediction, from a sufficiency test run on every subset.
 

@@ -1,1 +1,0 @@
-"""Tests of xpg.probabilistic (a package, so module names cannot collide with other folders)."""
