@@ -33,7 +33,15 @@ from xpg.compile import (
     from_sklearn_tree,
     tree_from_sklearn,
 )
-from xpg.core import DecisionGraph, ExplanationGraph, Feature, Literal, real_features
+from xpg.core import (
+    DecisionGraph,
+    ExplanationGraph,
+    Feature,
+    FeatureGroup,
+    FeatureSpace,
+    Literal,
+    real_features,
+)
 from xpg.errors import (
     InvalidFeatureError,
     InvalidGraphError,
@@ -86,8 +94,6 @@ from xpg.models import (
     OMDD,
     DecisionList,
     DecisionTree,
-    FeatureGroup,
-    FeatureSpace,
     Leaf,
     Rule,
     Split,

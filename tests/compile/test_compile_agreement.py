@@ -22,10 +22,10 @@ from xpg import (
     from_sklearn_tree,
 )
 from xpg.compile import float32_cut
+from xpg.core.feature_space import FeatureSpace
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.models.decision_list import DecisionList, Rule
-from xpg.models.feature_space import FeatureSpace
 from xpg.testing import (
     GRID,
     domain_values,

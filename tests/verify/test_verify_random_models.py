@@ -19,11 +19,11 @@ from xpg import (
     compile_tree,
     from_sklearn_tree,
 )
+from xpg.core.feature_space import FeatureSpace, representative
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.explain.marco import enumerate_explanations
-from xpg.models.feature_space import FeatureSpace, representative
 from xpg.testing import (
     Oracle,
     float32_representatives,

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 import portion as P
 
+from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
-from xpg.models.feature_space import FeatureGroup, FeatureSpace
 from xpg.models.tree import DecisionTree
 
 
@@ -112,7 +112,7 @@ def from_sklearn_tree(
     features : sequence of Feature or FeatureGroup, optional
         One Feature per input column (default: real features named after
         ``feature_names_in_`` or ``x0, x1, ...``); boolean and numeric categorical features
-        get value-set literals.  A :class:`~xpg.models.feature_space.FeatureGroup` declares several
+        get value-set literals.  A :class:`~xpg.core.feature_space.FeatureGroup` declares several
         columns (one-hot columns, bins) as one feature: the graph tests the feature, and a
         branch no value of it can take is bypassed (see :func:`feature_space` for how
         columns are matched).

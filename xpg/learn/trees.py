@@ -23,10 +23,10 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg.compile.sklearn_tree import from_sklearn_tree
+from xpg.core.feature_space import FeatureGroup
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.learn.feature_types import infer_features
-from xpg.models.feature_space import FeatureGroup
 
 
 def learn_tree(
@@ -45,7 +45,7 @@ def learn_tree(
     ----------
     X, y : array-like
         Numeric data (categorical columns as numeric codes, or one-hot columns declared with
-        :class:`~xpg.models.feature_space.FeatureGroup`).
+        :class:`~xpg.core.feature_space.FeatureGroup`).
     feature_names : sequence of str, optional
         Used to infer the features when ``features`` is not given.
     features : sequence of Feature or FeatureGroup, optional

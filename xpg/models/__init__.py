@@ -3,12 +3,10 @@
 :mod:`~xpg.models.protocol` (the interface, :class:`Model`), :mod:`~xpg.models.registry`
 (the kinds by JSON type name), :mod:`~xpg.models.tree` (decision trees),
 :mod:`~xpg.models.decision_list` (decision lists), :mod:`~xpg.models.obdd` (OBDDs built with
-dd), :mod:`~xpg.models.omdd` (OMDDs given node by node) and :mod:`~xpg.models.feature_space`
-(several columns declared as one feature).
+dd) and :mod:`~xpg.models.omdd` (OMDDs given node by node).
 """
 
 from xpg.models.decision_list import DecisionList, Rule
-from xpg.models.feature_space import FeatureGroup, FeatureSpace
 from xpg.models.obdd import OBDD, from_bdd
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import Model
@@ -25,8 +23,6 @@ __all__ = [
     "OMDD",
     "DecisionList",
     "DecisionTree",
-    "FeatureGroup",
-    "FeatureSpace",
     "Leaf",
     "Model",
     "Rule",

@@ -49,9 +49,9 @@ from pysmt.environment import Environment
 from pysmt.fnode import FNode
 from pysmt.typing import INT, REAL
 
+from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.errors import InvalidModelError
-from xpg.models.feature_space import FeatureGroup, FeatureSpace
 
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph

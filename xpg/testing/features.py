@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from xpg.core.feature_space import FeatureGroup
 from xpg.core.features import Feature, Literal
-from xpg.models.feature_space import FeatureGroup
 from xpg.models.omdd import finite_values
 from xpg.testing._seed import Seed, as_generator, as_random
 
