@@ -443,32 +443,39 @@ def read_xpg(path: str | os.PathLike[str]) -> ExplanationGraph:
 
 
 def format_xpg(xg: ExplanationGraph) -> str:
-    """The ``.xpg`` text of an explanation graph (integer ids are kept, others renumbered)."""
+    """The ``.xpg`` text of an explanation graph (integer ids are kept, others renumbered).
+
+    One pass over the nodes and one over the edges, each id turned into text once.
+    """
     if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in xg.node_ids):
-        ids = [int(i) for i in xg.node_ids]  # type: ignore[call-overload]
+        ids = [str(int(i)) for i in xg.node_ids]  # type: ignore[call-overload]
     else:
-        ids = list(range(1, xg.n_nodes + 1))
-    terminals = [i for i in range(xg.n_nodes) if xg.node_var[i] < 0]
-    inner = [i for i in range(xg.n_nodes) if xg.node_var[i] >= 0]
+        ids = [str(i) for i in range(1, xg.n_nodes + 1)]
+    node_var = xg.node_var.tolist()
+    terminals = [i for i, v in enumerate(node_var) if v < 0]
+    inner = [i for i, v in enumerate(node_var) if v >= 0]
+    value = xg.terminal_value.tolist()
     lines = []
     if xg.instance is not None:
         lines.append(f"# features: [{','.join(xg.var_names)}]")
         lines.append(f"# instance: [{','.join(str(v) for v in xg.instance)}]")
     lines += [f"NN: {xg.n_nodes}", f"Root: {ids[xg.root]}"]
-    lines.append("T: " + " ".join(str(ids[i]) for i in terminals))
+    lines.append("T: " + " ".join([ids[i] for i in terminals]))
     lines.append("TDef:")
-    lines += [f"{ids[i]} {int(xg.terminal_value[i])}" for i in terminals]
-    lines.append("NT: " + " ".join(str(ids[i]) for i in inner))
+    lines += [f"{ids[i]} {value[i]}" for i in terminals]
+    lines.append("NT: " + " ".join([ids[i] for i in inner]))
     lines.append("NTDef:")
+    bit = ("0", "1")
     lines += [
-        f"{ids[s]} {ids[d]} {int(b)}"
+        f"{ids[s]} {ids[d]} {bit[b]}"
         for s, d, b in zip(
             xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist(), strict=True
         )
     ]
-    lines.append(f"NV: {len({int(xg.node_var[i]) for i in inner})}")
+    lines.append(f"NV: {len({node_var[i] for i in inner})}")
     lines.append("VarDef:")
-    lines += [f"{ids[i]} {xg.var_names[int(xg.node_var[i])]}" for i in inner]
+    names = xg.var_names
+    lines += [f"{ids[i]} {names[node_var[i]]}" for i in inner]
     return "\n".join(lines) + "\n"
 
 
