@@ -418,7 +418,7 @@ class _Index:
 
     def __call__(self, query: np.ndarray) -> np.ndarray:
         if self.dense:
-            inside = query < len(self.table)  # ids here are never negative
+            inside = (query >= 0) & (query < len(self.table))
             return np.where(inside, self.table[np.where(inside, query, 0)], -1)
         if not len(self.sorted):
             return np.full(len(query), -1, dtype=np.int64)
