@@ -150,6 +150,31 @@ def test_errors_still_name_their_line_in_large_files() -> None:
     assert err.value.line == k + 1 and "expected an edge label 0 or 1, found '7'" in str(err.value)
 
 
+SMALL = (
+    "NN: 3\nRoot: 1\nT: 2 3\nTDef:\n2 1\n3 0\nNT: 1\nNTDef:\n1 2 1\n1 3 0\nNV: 1\nVarDef:\n1 a\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message", "line"),
+    [
+        ("Root: 1", "Root: " + "9" * 30, "the root 999", 7),  # beyond int64: not parsed
+        ("Root: 1", "Root: -1", "the root -1 is not listed", 7),
+        ("NN: 3", "NN: " + "1" * 30, "list 3 nodes", 7),
+        ("T: 2", "T: " + "1" * 19 + " 2", "have no TDef line", 3),
+    ],
+)
+def test_numbers_beyond_int64_are_left_to_the_line_reader(
+    old: str, new: str, message: str, line: int
+) -> None:
+    assert _read_fast(SMALL) is not None
+    text = SMALL.replace(old, new, 1)
+    assert _read_fast(text) is None
+    with pytest.raises(ParseError, match=message) as err:
+        read_xpg_text(text)
+    assert err.value.line == line
+
+
 # -- Def. 3: the vectorised checks against a node-by-node reference ------------------------------
 def _reference_cycle(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
     children: list[list[int]] = [[] for _ in range(n)]

@@ -281,6 +281,7 @@ def _fast_parts(rest: dict[str, str], body: dict[str, str]) -> _Parts | None:
     if (
         nn is None
         or root_id is None
+        or not 0 <= root_id < 10**_MAX_DIGITS  # as the ids the fast path reads
         or nv is None
         or terminals is None
         or non_terminals is None
