@@ -7,7 +7,7 @@ checkout (the repository root on ``sys.path``) and otherwise tells the user to r
 Examples
 --------
 >>> BENCHMARKS["table2"], len(BENCHMARKS)
-('bench.table2', 13)
+('bench.table2', 14)
 >>> try:
 ...     run("nope", [])
 ... except UnknownBenchmarkError as err:
@@ -37,6 +37,7 @@ BENCHMARKS: dict[str, str] = {
     "probabilistic-parity": "bench.probabilistic.parity",
     "fourier-error": "bench.fourier.interpretation_error",
     "fourier-recovery": "bench.fourier.polynomial_recovery",
+    "reading": "bench.reading_speed",
 }
 
 

@@ -336,7 +336,16 @@ class DecisionGraph:
             raise InvalidGraphError(f"invalid decision graph: {problems[0]}{more}", problems)
 
     def violations(self) -> list[str]:
-        """Every violation of Def. 2, each naming the node or edge it concerns."""
+        """Every violation of Def. 2, each naming the node or edge it concerns.
+
+        Checked once per graph (a compiler and then its caller may both ask): the answer is
+        kept until the graph changes.
+        """
+        if "violations" not in self._cache:
+            self._cache["violations"] = self._violations()
+        return list(self._cache["violations"])
+
+    def _violations(self) -> list[str]:
         if not self._ids:
             return ["the graph has no nodes"]
         problems: list[str] = []
@@ -457,7 +466,7 @@ class DecisionGraph:
             if f < 0:
                 continue
             feature = self.features[f]
-            here = possible.get(f, feature.domain_set())
+            here = possible[f] if f in possible else feature.domain_set()
             restricted = [(e, here & as_value_set(feature, self.edges[e][2])) for e in self._out[n]]
             covered: ValueSet = frozenset() if feature.is_discrete else P.empty()
             for k, (e, vals) in enumerate(restricted):

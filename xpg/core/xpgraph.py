@@ -334,25 +334,31 @@ class ExplanationGraph:
             raise InvalidGraphError(f"invalid explanation graph: {problems[0]}{more}", problems)
 
     def violations(self) -> list[str]:
-        """Every violation of Def. 3, each naming the node or edge it concerns."""
+        """Every violation of Def. 3, each naming the node or edge it concerns.
+
+        Linear: numpy passes over the node and edge arrays; Python touches only the nodes
+        at fault.
+
+        Examples
+        --------
+        >>> xg = ExplanationGraph(["a"], ["r", "t", "u"], 0, np.array([0, -1, -1]),
+        ...                       np.array([-1, 1, 1]), np.array([0, 0]), np.array([1, 2]),
+        ...                       np.array([True, True]), check=False)
+        >>> xg.violations()
+        ["node 'r' has 2 outgoing edges labelled 1 (at most 1)"]
+        """
         ids, n = self.node_ids, self.n_nodes
         problems: list[str] = []
         out_deg = np.bincount(self.edge_src, minlength=n)
         in_deg = np.bincount(self.edge_dst, minlength=n)
-        sources = np.flatnonzero(in_deg == 0).tolist()
-        if sources != [self.root]:
-            extra = [ids[s] for s in sources if s != self.root]
+        sources = np.flatnonzero(in_deg == 0)
+        if len(sources) != 1 or sources[0] != self.root:
+            extra = [ids[s] for s in sources[:11].tolist() if s != self.root]
             if in_deg[self.root]:
                 problems.append(f"the root {ids[self.root]!r} has incoming edges")
             if extra:
                 problems.append(f"several roots: nodes {extra[:10]!r} have no incoming edge")
-        for i in range(n):
-            if out_deg[i] and self.node_var[i] < 0:
-                problems.append(f"non-terminal {ids[i]!r} has no variable")
-            if not out_deg[i] and self.terminal_value[i] not in (0, 1):
-                problems.append(f"terminal {ids[i]!r} has no 0/1 label")
-            if out_deg[i] and self.terminal_value[i] in (0, 1):
-                problems.append(f"node {ids[i]!r} is labelled as a terminal but has children")
+        problems += self._node_violations(out_deg > 0)
         ones = np.bincount(self.edge_src[self.edge_label], minlength=n)
         for i in np.flatnonzero(ones > 1).tolist():
             problems.append(f"node {ids[i]!r} has {ones[i]} outgoing edges labelled 1 (at most 1)")
@@ -369,6 +375,18 @@ class ExplanationGraph:
                 "(expected the terminal labelled 1)"
             )
         return problems
+
+    def _node_violations(self, has_children: np.ndarray) -> list[str]:
+        """Nodes whose variable or label does not match their children, node by node."""
+        ids = self.node_ids
+        labelled = (self.terminal_value == 0) | (self.terminal_value == 1)
+        checks = (  # in the order they are reported for one node
+            (has_children & (self.node_var < 0), "non-terminal {!r} has no variable"),
+            (~has_children & ~labelled, "terminal {!r} has no 0/1 label"),
+            (has_children & labelled, "node {!r} is labelled as a terminal but has children"),
+        )
+        found = sorted((i, k) for k, (bad, _) in enumerate(checks) for i in np.flatnonzero(bad))
+        return [checks[k][1].format(ids[i]) for i, k in found]
 
     def __repr__(self) -> str:
         return (
@@ -424,19 +442,45 @@ def _follow_ones(root: int, src: np.ndarray, dst: np.ndarray, label: np.ndarray,
     raise InvalidGraphError("the path of edges labelled 1 has a cycle")
 
 
-def _has_cycle(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
-    children: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
-    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
-        children[s].append(d)
-        indeg[d] += 1
-    stack = [i for i in range(n) if indeg[i] == 0]
+def _has_cycle(src: np.ndarray, dst: np.ndarray, n: int, max_rounds: int = 2000) -> bool:
+    """Does the graph on nodes ``0 .. n - 1`` have a cycle?
+
+    Nodes without parents are peeled off, a whole frontier per numpy pass (Kahn's algorithm by
+    levels), until none is left (no cycle) or none can be (a cycle).  Graphs deeper than
+    ``max_rounds`` levels are left to scipy's strongly connected components instead.
+
+    Examples
+    --------
+    >>> _has_cycle(np.array([0, 1]), np.array([1, 2]), 3), _has_cycle(np.array([0, 1]),
+    ...     np.array([1, 0]), 2), _has_cycle(np.array([0, 1]), np.array([1, 2]), 3, max_rounds=1)
+    (False, True, False)
+    """
+    order = np.argsort(src, kind="stable")
+    children = dst[order]
+    starts = np.searchsorted(src[order], np.arange(n + 1))
+    indeg = np.bincount(dst, minlength=n)
+    frontier = np.flatnonzero(indeg == 0)
     seen = 0
-    while stack:
-        x = stack.pop()
-        seen += 1
-        for c in children[x]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                stack.append(c)
-    return seen != n
+    for _ in range(max_rounds):
+        if not len(frontier):
+            return seen != n
+        seen += len(frontier)
+        counts = starts[frontier + 1] - starts[frontier]
+        # the out-edges of the frontier: one run of positions per node, concatenated
+        runs = np.repeat(starts[frontier] - np.cumsum(counts) + counts, counts)
+        reached, drops = np.unique(children[runs + np.arange(len(runs))], return_counts=True)
+        indeg[reached] -= drops
+        frontier = reached[indeg[reached] == 0]
+    return _has_cycle_scc(src, dst, n)
+
+
+def _has_cycle_scc(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
+    """A cycle is a strongly connected component of several nodes, or a loop."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if (src == dst).any():
+        return True
+    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n)).tocsr()
+    count, _ = connected_components(graph, directed=True, connection="strong")
+    return bool(count != n)

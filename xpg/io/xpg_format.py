@@ -29,6 +29,8 @@ Examples
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,13 +52,11 @@ class _Line:
 class _Reader:
     def __init__(self, text: str, path: str | None) -> None:
         self.path = path
-        self.lines = [
-            _Line(i, raw.strip())
-            for i, raw in enumerate(text.splitlines(), start=1)
-            if raw.strip() and not raw.strip().startswith("#")
-        ]
+        raw = text.splitlines()
+        stripped = ((i, line.strip()) for i, line in enumerate(raw, start=1))
+        self.lines = [_Line(i, s) for i, s in stripped if s and not s.startswith("#")]
         self.pos = 0
-        self.last_line = len(text.splitlines())
+        self.last_line = len(raw)
 
     def error(self, message: str, line: int | None = None) -> ParseError:
         if line is None:
@@ -101,7 +101,35 @@ class _Reader:
 
 
 def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
-    """Parse the text of a ``.xpg`` file into a validated :class:`ExplanationGraph`."""
+    """Parse the text of a ``.xpg`` file into a validated :class:`ExplanationGraph`.
+
+    Well-formed files are parsed section by section with numpy (:func:`_read_fast`); any other
+    text is read line by line (:func:`_read_lines`), which names the first malformed line.
+    Both read the same files into the same graph, in time linear in the size of the text.
+    """
+    parts = _read_fast(text)
+    if parts is None:
+        parts = _read_lines(text, path)
+    return _build(parts, path)
+
+
+@dataclass
+class _Parts:
+    """What a ``.xpg`` file lists: node ids (terminals first), root, arrays per node and edge."""
+
+    ids: list[int]
+    root: int
+    node_var: np.ndarray
+    terminal_value: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    label: np.ndarray
+    names: list[str]
+
+
+def _read_lines(text: str, path: str | None) -> _Parts:
+    """The line-by-line reader: every malformed input raises a :class:`ParseError` naming its
+    line (sets and dicts throughout, so linear in the number of lines)."""
     r = _Reader(text, path)
     rest, line = r.header("NN")
     if len(rest.split()) != 1:
@@ -113,6 +141,7 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
     root_id = r.integer(rest, "root id", line)
     rest, t_line = r.header("T")
     terminals = r.integers(rest, "terminal id", t_line)
+    t_set = set(terminals)
     r.header("TDef")
     term_value: dict[int, int] = {}
     for ln in r.body():
@@ -120,7 +149,7 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
         if len(parts) != 2:
             raise r.error(f"expected '<terminal> <0|1>', found {ln.text!r}", ln.number)
         node = r.integer(parts[0], "terminal id", ln.number)
-        if node not in terminals:
+        if node not in t_set:
             raise r.error(f"TDef for node {node}, which is not listed in 'T:'", ln.number)
         if node in term_value:
             raise r.error(f"terminal {node} is defined twice", ln.number)
@@ -131,16 +160,19 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
     rest, nt_line = r.header("NT")
     non_terminals = r.integers(rest, "non-terminal id", nt_line)
     ids = terminals + non_terminals
-    if len(set(ids)) != len(ids):
-        dup = sorted({i for i in ids if ids.count(i) > 1})
+    index = {node: i for i, node in enumerate(ids)}
+    if len(index) != len(ids):
+        dup = sorted(node for node, k in Counter(ids).items() if k > 1)
         raise r.error(f"node id(s) {dup} listed more than once in 'T:'/'NT:'", nt_line)
     if len(ids) != nn:
         raise r.error(f"'NN: {nn}' but 'T:' and 'NT:' list {len(ids)} nodes", nt_line)
-    if root_id not in ids:
+    if root_id not in index:
         raise r.error(f"the root {root_id} is not listed in 'T:' or 'NT:'", nt_line)
     r.header("NTDef")
-    edges: list[tuple[int, int, int]] = []
-    nt_set, all_set = set(non_terminals), set(ids)
+    src: list[int] = []
+    dst: list[int] = []
+    label: list[int] = []
+    nt_set = set(non_terminals)
     for ln in r.body():
         parts = ln.text.split()
         if len(parts) != 3:
@@ -149,16 +181,18 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
         c = r.integer(parts[1], "child id", ln.number)
         if p not in nt_set:
             raise r.error(f"edge from {p}, which is not a non-terminal listed in 'NT:'", ln.number)
-        if c not in all_set:
+        if c not in index:
             raise r.error(f"edge to {c}, which is not a listed node", ln.number)
-        edges.append((p, c, r.bit(parts[2], "an edge label", ln.number)))
+        label.append(r.bit(parts[2], "an edge label", ln.number))
+        src.append(index[p])
+        dst.append(index[c])
     rest, line = r.header("NV")
     if len(rest.split()) != 1:
         raise r.error(f"expected 'NV: <number of variables>', found 'NV: {rest}'", line)
     nv = r.integer(rest, "variable count", line)
     r.header("VarDef")
-    var_of: dict[int, str] = {}
-    names: list[str] = []
+    var_of: dict[int, int] = {}
+    names: dict[str, int] = {}  # name -> variable index, in order of first appearance
     for ln in r.body():
         fields = ln.text.split(None, 1)  # any whitespace, as in the other sections
         head, name = fields[0], (fields[1].strip() if len(fields) > 1 else "")
@@ -169,9 +203,7 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
             raise r.error(f"VarDef for node {node}, which is not a non-terminal", ln.number)
         if node in var_of:
             raise r.error(f"node {node} has two VarDef lines", ln.number)
-        var_of[node] = name
-        if name not in names:
-            names.append(name)
+        var_of[node] = names.setdefault(name, len(names))
     if r.pos < len(r.lines):
         raise r.error(f"unexpected line after VarDef: {r.lines[r.pos].text!r}")
     undefined = [n for n in non_terminals if n not in var_of]
@@ -179,32 +211,220 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
         raise r.error(f"non-terminal(s) {undefined} have no VarDef line", r.last_line)
     if nv != len(names):
         raise r.error(f"'NV: {nv}' but VarDef names {len(names)} distinct variables", line)
-    return _build(ids, root_id, term_value, edges, var_of, names, path)
+    return _Parts(
+        ids,
+        index[root_id],
+        np.array([var_of.get(n, -1) for n in ids], dtype=np.int64),
+        np.array([term_value.get(n, -1) for n in ids], dtype=np.int64),
+        np.array(src, dtype=np.int64),
+        np.array(dst, dtype=np.int64),
+        np.array(label, dtype=bool),
+        list(names),
+    )
 
 
-def _build(
-    ids: list[int],
-    root_id: int,
-    term_value: dict[int, int],
-    edges: list[tuple[int, int, int]],
-    var_of: dict[int, str],
-    names: list[str],
-    path: str | None,
-) -> ExplanationGraph:
-    index = {node: i for i, node in enumerate(ids)}
-    var_index = {name: i for i, name in enumerate(names)}
-    node_var = np.array([var_index[var_of[n]] if n in var_of else -1 for n in ids])
-    terminal_value = np.array([term_value.get(n, -1) for n in ids])
-    src = np.array([index[p] for p, _, _ in edges], dtype=np.int64)
-    dst = np.array([index[c] for _, c, _ in edges], dtype=np.int64)
-    label = np.array([b for _, _, b in edges], dtype=bool)
+def _build(parts: _Parts, path: str | None) -> ExplanationGraph:
     try:
         return ExplanationGraph(
-            names, ids, index[root_id], node_var, terminal_value, src, dst, label
+            parts.names,
+            parts.ids,
+            parts.root,
+            parts.node_var,
+            parts.terminal_value,
+            parts.src,
+            parts.dst,
+            parts.label,
         )
     except InvalidGraphError as err:
         where = f"{path}: " if path else ""
         raise InvalidGraphError(f"{where}{err}", err.violations) from None
+
+
+# -- the fast path: numpy over whole sections ------------------------------------------------------
+# Only text that the line reader accepts, read into the same graph, is taken by the fast path:
+# anything unusual (other line breaks, signs, comments inside numbers, an error) returns None
+# and the line reader reads the text again, to name the line at fault.
+
+_HEADER = re.compile(r"^[ \t]*(NN|Root|T|TDef|NT|NTDef|NV|VarDef)[ \t]*:", re.MULTILINE)
+_ODD_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+_MAX_DIGITS = 18  # int64 holds every integer of 18 digits
+
+
+def _read_fast(text: str) -> _Parts | None:
+    """The parts of a well-formed ``.xpg`` text, or None when the line reader must decide."""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")  # one line break for splitlines() too
+    if any(c in text for c in _ODD_BREAKS):
+        return None
+    heads = list(_HEADER.finditer(text))
+    if [m.group(1) for m in heads] != list(_SECTIONS):
+        return None
+    ends = [text.find("\n", m.end()) for m in heads]
+    ends = [len(text) if e < 0 else e for e in ends]
+    rest = {m.group(1): text[m.end() : e].strip() for m, e in zip(heads, ends, strict=True)}
+    body = {
+        m.group(1): text[e + 1 : nxt.start()]
+        for m, e, nxt in zip(heads, ends, heads[1:], strict=False)
+    }
+    body["VarDef"] = text[ends[-1] + 1 :]
+    gaps = [text[: heads[0].start()]] + [body[k] for k in ("NN", "Root", "T", "NT", "NV")]
+    if not all(_only_comments(g) for g in gaps):
+        return None
+    return _fast_parts(rest, body)
+
+
+def _fast_parts(rest: dict[str, str], body: dict[str, str]) -> _Parts | None:
+    nn, root_id, nv = (_single_int(rest[k]) for k in ("NN", "Root", "NV"))
+    terminals, non_terminals = _int_rows(rest["T"], 0), _int_rows(rest["NT"], 0)
+    tdef, ntdef = _int_rows(body["TDef"], 2), _int_rows(body["NTDef"], 3)
+    vardef = _var_lines(body["VarDef"])
+    if (
+        nn is None
+        or root_id is None
+        or not 0 <= root_id < 10**_MAX_DIGITS  # as the ids the fast path reads
+        or nv is None
+        or terminals is None
+        or non_terminals is None
+        or tdef is None
+        or ntdef is None
+        or vardef is None
+    ):
+        return None
+    ids = np.concatenate([terminals[0][0], non_terminals[0][0]])
+    n_t = len(terminals[0][0])
+    if len(ids) != nn:
+        return None
+    find = _Index(ids)
+    if not find.distinct:
+        return None
+    (t_node, t_bit), t_len = tdef
+    (parent, child, e_bit), e_len = ntdef
+    var_node, var_code, names = vardef
+    t_at, root, p_at, c_at = find(t_node), find(np.array([root_id])), find(parent), find(child)
+    v_at = find(var_node)
+    if (
+        len(names) != nv
+        or root[0] < 0
+        or not _bits(t_bit, t_len[:, 1])
+        or not _bits(e_bit, e_len[:, 2])
+        or not _exactly_once(t_at, 0, n_t)
+        or not _exactly_once(v_at, n_t, nn)
+        or (p_at < n_t).any()  # also -1: not listed
+        or (c_at < 0).any()
+    ):
+        return None
+    node_var = np.full(nn, -1, dtype=np.int64)
+    node_var[v_at] = var_code
+    terminal_value = np.full(nn, -1, dtype=np.int64)
+    terminal_value[t_at] = t_bit
+    return _Parts(
+        ids.tolist(), int(root[0]), node_var, terminal_value, p_at, c_at, e_bit == 1, names
+    )
+
+
+def _only_comments(text: str) -> bool:
+    """No line of ``text`` other than blank lines and comments."""
+    return all(not s or s.startswith("#") for s in (line.strip() for line in text.split("\n")))
+
+
+def _single_int(text: str) -> int | None:
+    if len(text.split()) != 1:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _int_rows(text: str, width: int) -> tuple[list[np.ndarray], np.ndarray] | None:
+    """The columns and token lengths of a block of lines of ``width`` unsigned integers each
+    (blank and comment lines skipped; ``width`` 0: one line of any number of them), or None
+    when the block holds anything else."""
+    if "#" in text:
+        text = "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
+    try:
+        b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    digit = (b - np.uint8(48)) < 10
+    newline = b == 10
+    if np.count_nonzero(digit | newline | (b == 32) | (b == 9)) != len(b):
+        return None
+    # tokens are the runs of digits: their bounds are where digit/non-digit alternate
+    edges = np.flatnonzero(np.diff(digit.view(np.int8), prepend=0, append=0))
+    starts, stops = edges[0::2], edges[1::2]
+    lengths = stops - starts
+    if len(lengths) and lengths.max() > _MAX_DIGITS:
+        return None
+    if width:
+        # tokens per line: starts before each line's end, less those before the previous end
+        line_ends = np.append(np.flatnonzero(newline), len(b))
+        per_line = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+        if not ((per_line == 0) | (per_line == width)).all():
+            return None
+    values = np.fromstring(text, dtype=np.int64, sep=" ") if len(starts) else np.zeros(0, np.int64)
+    if len(values) != len(starts):
+        return None
+    k = max(width, 1)
+    return list(values.reshape(-1, k).T), lengths.reshape(-1, k)
+
+
+def _var_lines(text: str) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    """The nodes, variable indices and distinct names (in order of first appearance) of the
+    ``VarDef`` lines, or None when some line is not ``<node> <name>`` with one space after
+    the node (a tab there: the line reader reads it)."""
+    lines = [line.strip() for line in text.split("\n")]
+    if "#" in text or "" in lines:
+        lines = [s for s in lines if s and s[0] != "#"]
+    if ":" in text and any(s.partition(":")[0].strip() in _SECTIONS for s in lines if ":" in s):
+        return None  # a section header: the line reader says where
+    fields = [s.partition(" ") for s in lines]
+    if any(f[1] != " " for f in fields):
+        return None
+    heads = _int_rows("\n".join([f[0] for f in fields]), 1)
+    if heads is None or len(heads[0][0]) != len(fields):
+        return None
+    index: dict[str, int] = {}
+    codes = [index.setdefault(f[2].lstrip(), len(index)) for f in fields]
+    return heads[0][0], np.array(codes, dtype=np.int64), list(index)
+
+
+def _bits(values: np.ndarray, lengths: np.ndarray) -> bool:
+    """Every token is ``0`` or ``1`` (one character: ``00`` is not a label)."""
+    return bool((lengths == 1).all() and (values <= 1).all())
+
+
+def _exactly_once(at: np.ndarray, low: int, high: int) -> bool:
+    """``at`` lists each of ``low .. high - 1`` exactly once."""
+    if len(at) != high - low:
+        return False
+    if not ((at >= low) & (at < high)).all():
+        return False
+    return not len(at) or int(np.bincount(at - low).max()) == 1
+
+
+class _Index:
+    """Positions of integer ids in an array of distinct ids (-1 for ids not in it)."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.dense = len(ids) > 0 and ids.min() >= 0 and ids.max() < 4 * len(ids) + 1024
+        if self.dense:
+            self.table = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+            self.table[ids] = np.arange(len(ids))
+            self.distinct = bool((self.table[ids] == np.arange(len(ids))).all())
+        else:
+            self.order = np.argsort(ids, kind="stable")
+            self.sorted = ids[self.order]
+            self.distinct = bool((np.diff(self.sorted) != 0).all())
+
+    def __call__(self, query: np.ndarray) -> np.ndarray:
+        if self.dense:
+            inside = (query >= 0) & (query < len(self.table))
+            return np.where(inside, self.table[np.where(inside, query, 0)], -1)
+        if not len(self.sorted):
+            return np.full(len(query), -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.sorted, query), len(self.sorted) - 1)
+        return np.where(self.sorted[pos] == query, self.order[pos], -1)
 
 
 def read_text(path: str | os.PathLike[str], what: str = "text") -> str:
@@ -224,32 +444,39 @@ def read_xpg(path: str | os.PathLike[str]) -> ExplanationGraph:
 
 
 def format_xpg(xg: ExplanationGraph) -> str:
-    """The ``.xpg`` text of an explanation graph (integer ids are kept, others renumbered)."""
+    """The ``.xpg`` text of an explanation graph (integer ids are kept, others renumbered).
+
+    One pass over the nodes and one over the edges, each id turned into text once.
+    """
     if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in xg.node_ids):
-        ids = [int(i) for i in xg.node_ids]  # type: ignore[call-overload]
+        ids = [str(int(i)) for i in xg.node_ids]  # type: ignore[call-overload]
     else:
-        ids = list(range(1, xg.n_nodes + 1))
-    terminals = [i for i in range(xg.n_nodes) if xg.node_var[i] < 0]
-    inner = [i for i in range(xg.n_nodes) if xg.node_var[i] >= 0]
+        ids = [str(i) for i in range(1, xg.n_nodes + 1)]
+    node_var = xg.node_var.tolist()
+    terminals = [i for i, v in enumerate(node_var) if v < 0]
+    inner = [i for i, v in enumerate(node_var) if v >= 0]
+    value = xg.terminal_value.tolist()
     lines = []
     if xg.instance is not None:
         lines.append(f"# features: [{','.join(xg.var_names)}]")
         lines.append(f"# instance: [{','.join(str(v) for v in xg.instance)}]")
     lines += [f"NN: {xg.n_nodes}", f"Root: {ids[xg.root]}"]
-    lines.append("T: " + " ".join(str(ids[i]) for i in terminals))
+    lines.append("T: " + " ".join([ids[i] for i in terminals]))
     lines.append("TDef:")
-    lines += [f"{ids[i]} {int(xg.terminal_value[i])}" for i in terminals]
-    lines.append("NT: " + " ".join(str(ids[i]) for i in inner))
+    lines += [f"{ids[i]} {value[i]}" for i in terminals]
+    lines.append("NT: " + " ".join([ids[i] for i in inner]))
     lines.append("NTDef:")
+    bit = ("0", "1")
     lines += [
-        f"{ids[s]} {ids[d]} {int(b)}"
+        f"{ids[s]} {ids[d]} {bit[b]}"
         for s, d, b in zip(
             xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist(), strict=True
         )
     ]
-    lines.append(f"NV: {len({int(xg.node_var[i]) for i in inner})}")
+    lines.append(f"NV: {len({node_var[i] for i in inner})}")
     lines.append("VarDef:")
-    lines += [f"{ids[i]} {xg.var_names[int(xg.node_var[i])]}" for i in inner]
+    names = xg.var_names
+    lines += [f"{ids[i]} {names[node_var[i]]}" for i in inner]
     return "\n".join(lines) + "\n"
 
 

@@ -217,7 +217,8 @@ class DecisionTree:
         by_name = {f.name for f in features}
 
         def node(d: Any, where: str) -> Node:
-            expect(isinstance(d, dict), where, f"expected a node object, found {d!r}")
+            if not isinstance(d, dict):  # the message only on failure: d may be a whole subtree
+                expect(False, where, f"expected a node object, found {d!r}")
             expect(
                 ("class" in d) != ("feature" in d),
                 where,
@@ -226,11 +227,12 @@ class DecisionTree:
             if "class" in d:
                 return Leaf(d["class"])
             feature = d["feature"]
-            expect(
-                feature in by_name,
-                where,
-                f"unknown feature {feature!r} (declared: {', '.join(sorted(by_name))})",
-            )
+            if feature not in by_name:
+                expect(
+                    False,
+                    where,
+                    f"unknown feature {feature!r} (declared: {', '.join(sorted(by_name))})",
+                )
             branches = d.get("branches")
             expect(
                 isinstance(branches, list) and bool(branches),
