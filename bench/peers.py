@@ -182,8 +182,8 @@ class RunnerSession:
             cwd=self._tmp.name,
         )
 
-    def request(self, op: str, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
-        """Send ``{"op": op, **fields}`` and return the answer; ``timeout`` bounds the wait
+    def request(self, op: str, wait: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Send ``{"op": op, **fields}`` and return the answer; ``wait`` bounds the wait
         (wall seconds; the runner is then stopped). A failed request raises :class:`PeerError`."""
         proc = self._proc
         assert proc.stdin is not None and proc.stdout is not None
@@ -192,11 +192,11 @@ class RunnerSession:
             proc.stdin.flush()
         except BrokenPipeError:
             raise self._failure(f"the {self.peer.name} runner has stopped") from None
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        ready, _, _ = select.select([proc.stdout], [], [], wait)
         if not ready:
             proc.kill()
             self.close()
-            raise PeerError(f"the {self.peer.name} runner took more than {timeout} s on {op!r}")
+            raise PeerError(f"the {self.peer.name} runner took more than {wait} s on {op!r}")
         line = proc.stdout.readline()
         if not line:
             raise self._failure(f"the {self.peer.name} runner stopped during {op!r}")

@@ -24,10 +24,10 @@ process (``time.process_time``) on both sides, PyXAI in a long-lived runner in i
 environment (:class:`bench.peers.RunnerSession`) and xpg in this process, taking turns on each
 instance: a first call of each side (not measured), then for each task three rounds, each
 measuring xpg and PyXAI once (a loop of about 5 ms, collector off), in an order that rotates
-between rounds and instances; each side keeps its best.  Per instance the ratio is xpg's time
-over PyXAI's (below 1: xpg faster); per dataset, the median over instances; the whole
-comparison is run ``--runs`` times (default 3), and the minimum and median over runs of
-that median are reported.
+between rounds and instances; each side keeps its best.  Per instance the speed-up is PyXAI's
+time over xpg's (1 or more: xpg at or below PyXAI's time); per dataset, its median over
+instances; the whole comparison is run ``--runs`` times (default 3), and the minimum (the
+least favourable run for xpg) and the median over runs of that median are reported.
 
 Exactness (first run): PyXAI's feature sets are checked against xpg's exact lists: how many
 reasons map to a feature set already produced (duplicates), how many distinct sets are exact
@@ -64,7 +64,15 @@ from sklearn.tree import DecisionTreeClassifier
 from bench.data import TABLE2, Dataset, load_dataset
 from bench.models import split_rows
 from bench.peers import PEERS, RunnerSession, ensure_venv, is_ready
-from bench.runners.timing import ROUNDS, calibrate, interleave, measure, median_ratio, over_runs
+from bench.runners.timing import (
+    ROUNDS,
+    calibrate,
+    interleave,
+    measure,
+    median_ratio,
+    over_runs,
+    ratio,
+)
 from bench.tables import base_parser, csv_text, out_dir, pick_rows, progress, write_outputs
 from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature
@@ -85,16 +93,16 @@ ROW_COLUMNS = [
     "runs",
     "ours_one_axp_ms",
     "pyxai_one_axp_ms",
-    "one_axp_ratio_min",
-    "one_axp_ratio_median",
+    "one_axp_speedup_min",
+    "one_axp_speedup_median",
     "ours_all_ms",
     "pyxai_all_axps_ms",
-    "all_axps_ratio_min",
-    "all_axps_ratio_median",
+    "all_axps_speedup_min",
+    "all_axps_speedup_median",
     "ours_all_cxps_ms",
     "pyxai_all_cxps_ms",
-    "all_cxps_ratio_min",
-    "all_cxps_ratio_median",
+    "all_cxps_speedup_min",
+    "all_cxps_speedup_median",
     "xpg_axps",
     "pyxai_axp_reasons",
     "axp_duplicates",
@@ -185,15 +193,15 @@ class PyxaiPeer:
 
     def load(self, model: Path, feature_names: list[str]) -> None:
         """Import the pickled tree into PyXAI (not timed)."""
-        self.session.request("load", timeout=600, model=str(model), feature_names=feature_names)
+        self.session.request("load", wait=600, model=str(model), feature_names=feature_names)
 
     def prepare(self, x: list[float]) -> dict[str, Any]:
         """Set up the explainer on ``x`` and make each task's first call (its reasons)."""
-        return self.session.request("prepare", timeout=600, instance=x)
+        return self.session.request("prepare", wait=600, instance=x)
 
     def measure(self, task: str) -> float:
         """One measurement of ``task`` on the prepared instance (seconds per call)."""
-        return float(self.session.request("measure", timeout=600, task=task)["seconds"])
+        return float(self.session.request("measure", wait=600, task=task)["seconds"])
 
 
 @dataclass
@@ -279,15 +287,15 @@ def instance_rows(name: str, run: int, rows: list[int], timed: list[Timed]) -> l
         for task, (_, stem) in TASKS.items():
             r[f"ours_{stem}_s"] = round(t.ours[task], 7)
             r[f"pyxai_{stem}_s"] = round(t.theirs[task], 7)
-            r[f"{stem}_ratio"] = round(t.ours[task] / t.theirs[task], 4)
+            r[f"{stem}_speedup"] = round(ratio(t.theirs[task], t.ours[task]), 4)
         r["pyxai_setup_s"] = round(t.peer["setup_s"], 7)
         out.append(r)
     return out
 
 
 def timing_summary(runs: Sequence[list[Timed]]) -> dict[str, Any]:
-    """Per task: median ms per instance (median over runs) and the ratio's min/median over
-    runs of its per-run median over instances."""
+    """Per task: median ms per instance (median over runs), and the speed-up (PyXAI's time
+    over xpg's, per instance; its median over instances) as min and median over runs."""
     out: dict[str, Any] = {"runs": len(runs)}
     for task, (_, stem) in TASKS.items():
         ours_key = "ours_all_ms" if task == "all" else f"ours_{stem}_ms"
@@ -295,9 +303,9 @@ def timing_summary(runs: Sequence[list[Timed]]) -> dict[str, Any]:
         theirs = [[t.theirs[task] for t in run] for run in runs]
         out[ours_key] = round(1000 * statistics.median(map(statistics.median, ours)), 4)
         out[f"pyxai_{stem}_ms"] = round(1000 * statistics.median(map(statistics.median, theirs)), 4)
-        spread = over_runs([median_ratio(a, b) for a, b in zip(ours, theirs)])
-        out[f"{stem}_ratio_min"] = round(spread["min"], 3)
-        out[f"{stem}_ratio_median"] = round(spread["median"], 3)
+        spread = over_runs([median_ratio(b, a) for a, b in zip(ours, theirs)])
+        out[f"{stem}_speedup_min"] = round(spread["min"], 3)
+        out[f"{stem}_speedup_median"] = round(spread["median"], 3)
     return out
 
 
@@ -348,9 +356,9 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
         "### xpg vs PyXAI 2.0.1 on depth-6 scikit-learn trees",
         "",
-        "| dataset | inst. | #F | #N | 1 AXp xpg / PyXAI (ms) | ratio min, med | all AXps+CXps "
-        "xpg / all AXps PyXAI (ms) | ratio min, med | all CXps xpg / PyXAI (ms) | ratio min, "
-        "med | AXps: xpg, PyXAI reasons (dup, exact, non-min, invalid, missed) | CXps: xpg, "
+        "| dataset | inst. | #F | #N | 1 AXp xpg / PyXAI (ms) | speed-up min, med | all AXps+CXps "
+        "xpg / all AXps PyXAI (ms) | speed-up min, med | all CXps xpg / PyXAI (ms) | speed-up "
+        "min, med | AXps: xpg, PyXAI reasons (dup, exact, non-min, invalid, missed) | CXps: xpg, "
         "PyXAI reasons (dup, exact, non-min, invalid, missed) | SMT-checked (ok) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -360,7 +368,7 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
             ("ours_all_cxps_ms", "all_cxps"),
         ):
             cells.append(f"{r[ours]:.3f} / {r[f'pyxai_{stem}_ms']:.3f}")
-            cells.append(f"{r[f'{stem}_ratio_min']:.2f}, {r[f'{stem}_ratio_median']:.2f}")
+            cells.append(f"{r[f'{stem}_speedup_min']:.2f}, {r[f'{stem}_speedup_median']:.2f}")
         for kind in ("axp", "cxp"):
             counts = ", ".join(
                 str(r[f"{kind}_{k}"]) for k in ("duplicates", "exact", "nonminimal", "invalid")
@@ -374,13 +382,13 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
     lines += [
         "",
         f"Times: CPU time per call, median over instances (and over {runs} runs) of the best "
-        "of 3 measurements, xpg and PyXAI measured in turn on each instance. Ratio: xpg's "
-        "time over PyXAI's per instance (below 1: xpg faster), median over instances; min "
-        f"and median over the {runs} runs. Duplicates: PyXAI reasons whose feature set "
-        "another reason of the same instance already gave; exact: distinct feature sets that "
-        "are AXps/CXps; non-min: strict supersets of one; invalid: neither; missed: exact "
-        "explanations PyXAI does not give. PyXAI's explainer set-up per instance is not "
-        "counted; xpg's times include building the explanation graph.",
+        "of 3 measurements, xpg and PyXAI measured in turn on each instance. Speed-up: PyXAI's "
+        "time over xpg's per instance (1 or more: xpg at or below PyXAI's time), median over "
+        f"instances; min and median over the {runs} runs. Duplicates: PyXAI reasons whose "
+        "feature set another reason of the same instance already gave; exact: distinct "
+        "feature sets that are AXps/CXps; non-min: strict supersets of one; invalid: "
+        "neither; missed: exact explanations PyXAI does not give. PyXAI's explainer set-up "
+        "per instance is not counted; xpg's times include building the explanation graph.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -422,9 +430,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 per_instance += instance_rows(p.ds.name, run, p.rows, timed)
                 s = timing_summary([timed])
                 print(
-                    f"run {run + 1}/{args.runs} {p.ds.name}: xpg/PyXAI median ratio "
-                    f"one AXp {s['one_axp_ratio_median']:.2f}, all AXps "
-                    f"{s['all_axps_ratio_median']:.2f}, all CXps {s['all_cxps_ratio_median']:.2f}",
+                    f"run {run + 1}/{args.runs} {p.ds.name}: median speed-up over PyXAI: "
+                    f"one AXp {s['one_axp_speedup_median']:.2f}, all AXps "
+                    f"{s['all_axps_speedup_median']:.2f}, "
+                    f"all CXps {s['all_cxps_speedup_median']:.2f}",
                     file=sys.stderr,
                 )
         for i, p in enumerate(prepared):
