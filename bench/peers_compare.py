@@ -255,7 +255,7 @@ def merge_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ratios = [r["ratio"] for r in runs if _is_number(r["ratio"])]
     row["ratio"] = round(statistics.median(ratios), 2) if ratios else ""
     verdicts = [r["identical"] for r in runs]
-    row["identical"] = False if False in verdicts else runs[0]["identical"]
+    row["identical"] = False if False in verdicts else (True if True in verdicts else "")
     return row
 
 
