@@ -3,8 +3,10 @@
 The reference implementation (PyPI ``XpGraph``) is imported as ``xpg``, which clashes with
 this project, and PyXAI pulls in gigabytes of dependencies: neither may enter the project's
 environment.  Each peer gets a virtual environment under ``bench/.venvs/<name>`` (created on
-first use, reused afterwards); a runner script from ``bench/runners/`` runs there, reads a JSON
-job from a file and writes a JSON result to another, timing the peer in-process.
+first use, reused afterwards); a runner script from ``bench/runners/`` runs there and times the
+peer in-process, either on a whole JSON job file (:func:`run_runner`) or request by request
+while it stays alive (:class:`RunnerSession`, ``--serve``: the comparisons use it to take
+turns with xpg on each instance, :mod:`bench.runners.timing`).
 
 Examples
 --------
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -155,3 +158,78 @@ def run_runner(peer: Peer, job: dict[str, Any], timeout: float | None = None) ->
             )
         result: dict[str, Any] = json.loads(out_path.read_text(encoding="utf-8"))
         return result
+
+
+class RunnerSession:
+    """A peer's runner kept alive (``runner --serve``), answering one request at a time.
+
+    Requests and answers are JSON lines (:mod:`bench.runners.serve`). The runner's standard
+    error goes to a temporary file, whose last lines are quoted when it fails. Use as a
+    context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+        self._tmp = tempfile.TemporaryDirectory(prefix="xpg-peer-")
+        self._stderr = open(Path(self._tmp.name) / "stderr.txt", "w+", encoding="utf-8")  # noqa: SIM115
+        self._proc = subprocess.Popen(
+            [str(peer.python), str(peer.runner), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            env=_clean_env(),
+            cwd=self._tmp.name,
+        )
+
+    def request(self, op: str, wait: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Send ``{"op": op, **fields}`` and return the answer; ``wait`` bounds the wait
+        (wall seconds; the runner is then stopped). A failed request raises :class:`PeerError`."""
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            raise self._failure(f"the {self.peer.name} runner has stopped") from None
+        ready, _, _ = select.select([proc.stdout], [], [], wait)
+        if not ready:
+            proc.kill()
+            self.close()
+            raise PeerError(f"the {self.peer.name} runner took more than {wait} s on {op!r}")
+        line = proc.stdout.readline()
+        if not line:
+            raise self._failure(f"the {self.peer.name} runner stopped during {op!r}")
+        answer: dict[str, Any] = json.loads(line)
+        if not answer.pop("ok", False):
+            raise PeerError(f"the {self.peer.name} runner failed on {op!r}: {answer.get('error')}")
+        return answer
+
+    def _failure(self, message: str) -> PeerError:
+        self._proc.wait(timeout=5)
+        self._stderr.seek(0)
+        tail = self._stderr.read().strip().splitlines()[-8:]
+        return PeerError(f"{message} (exit {self._proc.returncode}): {' | '.join(tail)}")
+
+    def close(self) -> None:
+        """Ask the runner to quit (stop it after 5 s) and remove its temporary folder."""
+        proc = self._proc
+        if proc.poll() is None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        self._stderr.close()
+        self._tmp.cleanup()
+
+    def __enter__(self) -> RunnerSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

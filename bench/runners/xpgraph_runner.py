@@ -1,7 +1,8 @@
 """Runner for the reference implementation (PyPI ``XpGraph``, imported as ``xpg``).
 
 Executed by ``bench/peers.py`` inside ``bench/.venvs/xpgraph``, never in the project's
-environment.  Usage: ``python xpgraph_runner.py JOB.json OUT.json``.
+environment.  Usage: ``python xpgraph_runner.py JOB.json OUT.json`` (a whole job), or
+``python xpgraph_runner.py --serve`` (request by request, ``serve.py``; see below).
 
 Job: ``{"task": "enum" | "axp" | "path_to_zero", "files": [...], "modes": ["traverse",
 "horn"], "timeout": CPU seconds per run}``.  Each file is loaded once with
@@ -14,6 +15,15 @@ call longer than ``timeout`` CPU seconds is stopped (SIGPROF) and reported as su
 
 Output: ``{"results": [{"file", "mode", "status": "ok"|"timeout"|"error", "seconds",
 "axps": [[names]], "cxps": [[names]], "axp": [names], "reachable": bool, "error": str}]}``.
+
+Serving (``bench/peers_compare.py`` takes turns with xpg on each graph this way):
+
+* ``{"op": "load", "file": path}``: ``XpGraph.from_file`` (not timed);
+* ``{"op": "first", "task", "mode", "timeout"}``: the first call, not a measurement, under
+  the CPU-time limit: a result as above (``seconds`` is the first call's), and the loop
+  length of later measurements (``timing.loops_for``);
+* ``{"op": "measure", "task", "mode", "timeout"}``: one measurement, ``{"status",
+  "seconds"}`` per call (``timing.measure``), under the same limit.
 """
 
 import gc
@@ -23,9 +33,14 @@ import sys
 import time
 import traceback
 
-from timing import cpu_time  # bench/runners/timing.py, beside this script
+from serve import serve, take_stdout  # bench/runners/serve.py, beside this script
+from timing import cpu_time, loops_for, measure  # bench/runners/timing.py, beside this script
 
-from xpg import MarcoXpG, XpGraph  # type: ignore[attr-defined]  # the peer's xpg, not ours
+CHANNEL = take_stdout() if sys.argv[1:] == ["--serve"] else None  # before the peer's import
+
+from xpg import MarcoXpG, XpGraph  # type: ignore[attr-defined]  # noqa: E402  # the peer's xpg
+
+STATE = {}
 
 
 class RunTimeout(Exception):
@@ -48,9 +63,9 @@ def _call(g, task, mode):
     return lambda: g.path_to_zero([True] * g.nv)
 
 
-def run_one(g, task, mode, timeout):
-    """One measurement: a first call under a CPU-time limit, then (if it was quick) the
-    precise loop of ``timing.cpu_time``."""
+def run_one(g, task, mode, timeout, precise=True):
+    """One measurement: a first call under a CPU-time limit, then (if it was quick and
+    ``precise``) the precise loop of ``timing.cpu_time``."""
     call = _call(g, task, mode)
     signal.signal(signal.SIGPROF, _alarm)
     gc.disable()
@@ -69,7 +84,7 @@ def run_one(g, task, mode, timeout):
     finally:
         gc.enable()
     seconds = time.process_time() - start
-    if seconds < 0.2:
+    if precise and seconds < 0.2:
         seconds, out = cpu_time(call)
     res = {"status": "ok", "seconds": seconds}
     if task == "enum":
@@ -98,5 +113,34 @@ def main(job_path, out_path):
         json.dump({"results": results}, fh)
 
 
+def load(req):
+    STATE.clear()
+    STATE["graph"] = XpGraph.from_file(req["file"])
+    return {}
+
+
+def first(req):
+    res = run_one(STATE["graph"], req["task"], req["mode"], float(req["timeout"]), False)
+    STATE[req["task"], req["mode"]] = loops_for(res["seconds"])
+    return res
+
+
+def measure_call(req):
+    """One measurement under the CPU-time limit (a loop that overruns it is a timeout)."""
+    task, mode, timeout = req["task"], req["mode"], float(req["timeout"])
+    call, loops = _call(STATE["graph"], task, mode), STATE[task, mode]
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, timeout * loops)
+    try:
+        return {"status": "ok", "seconds": measure(call, loops)}
+    except RunTimeout:
+        return {"status": "timeout", "seconds": timeout}
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1:] == ["--serve"]:
+        serve({"load": load, "first": first, "measure": measure_call}, channel=CHANNEL)
+    else:
+        main(sys.argv[1], sys.argv[2])
