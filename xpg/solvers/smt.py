@@ -45,16 +45,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import portion as P
-from pysmt.environment import Environment
-from pysmt.fnode import FNode
-from pysmt.typing import INT, REAL
 
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.errors import InvalidModelError
-from xpg.models.feature_space import FeatureGroup, FeatureSpace
 
 if TYPE_CHECKING:
+    from pysmt.fnode import FNode
+
     from xpg.core.graph import DecisionGraph
+    from xpg.models.feature_space import FeatureGroup, FeatureSpace
 
 UNDEFINED = -1
 
@@ -105,6 +104,9 @@ class SmtModel:
     ) -> None:
         self.features = list(features)
         self.classes = list(classes)
+        from pysmt.environment import Environment  # pysmt (and z3) load on first encoding
+        from pysmt.typing import INT, REAL
+
         self.predict = predict
         self.env = Environment()
         self.mgr = self.env.formula_manager
@@ -308,6 +310,7 @@ def encode_sklearn_tree(
     included); the class of a leaf is the first class of largest weight, as ``predict``.
     """
     from xpg.compile.sklearn_tree import feature_space
+    from xpg.models.feature_space import FeatureGroup  # xpg.models imports this module
 
     tree = getattr(estimator, "tree_", None)
     if tree is None:
