@@ -84,7 +84,9 @@ class Enumerator(SolverOwner):
     limit : int, optional
         Stop after this many explanations (AXps and CXps together).
     timeout : float, optional
-        Stop after this many seconds; a SAT call in progress is interrupted.
+        Stop after this many seconds; a SAT call in progress is interrupted.  One watchdog
+        thread per enumeration interrupts the solver at the deadline; the interruption
+        stays set, so that every later SAT call returns at once.
     solver : str
         A python-sat solver name.
 
@@ -118,26 +120,41 @@ class Enumerator(SolverOwner):
             top = self._tested[-1] + 1
             self._solver.add_clause([top, -top])
         self._started = False
+        self._watchdog: threading.Timer | None = None
+        self._lock = threading.Lock()  # the watchdog never interrupts a deleted solver
 
     def _release(self) -> None:
-        self._solver.delete()
-        self._solver = None
+        self._stop_watchdog()
+        with self._lock:
+            self._solver.delete()
+            self._solver = None
+
+    def _start_watchdog(self, seconds: float) -> None:
+        self._watchdog = threading.Timer(max(0.0, seconds), self._interrupt)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _interrupt(self) -> None:
+        with self._lock:
+            if self._solver is not None:
+                self._solver.interrupt()
 
     def result(self) -> EnumerationResult:
         """What was found so far, whether the lists are complete, the time and the SAT calls."""
         return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
 
     def _solve(self, deadline: float | None) -> bool | None:
+        """The next SAT answer, or None once the watchdog has interrupted the solver (the
+        interruption is never cleared: every later call returns None too)."""
         self.sat_calls += 1
         if deadline is None:
             return bool(self._solver.solve())
-        timer = threading.Timer(max(0.0, deadline - time.perf_counter()), self._solver.interrupt)
-        timer.start()
-        try:
-            out = self._solver.solve_limited(expect_interrupt=True)
-        finally:
-            timer.cancel()
-            self._solver.clear_interrupt()
+        out: bool | None = self._solver.solve_limited(expect_interrupt=True)
         return out
 
     def _out_of_budget(self, deadline: float | None) -> bool:
@@ -166,6 +183,8 @@ class Enumerator(SolverOwner):
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
         xg, solver, tested, masks = self.xg, self._solver, self._tested, self._cxp_masks
+        if self.timeout is not None:
+            self._start_watchdog(self.timeout)
         try:
             if masks is not None:
                 # Every CXp is known: report and block each, so that every SAT model left
@@ -197,6 +216,7 @@ class Enumerator(SolverOwner):
                 self.seconds = time.perf_counter() - start
                 yield found
         finally:
+            self._stop_watchdog()
             self.seconds = time.perf_counter() - start
 
 
