@@ -1,6 +1,7 @@
 """Speed of the core (issue 2): linear reachability, full enumeration, one AXp, vs the reference.
 
-Usage: ``python -m bench.core_speed [--quick] [--timeout S] [--ours-only] [--out DIR]``.
+Usage: ``python -m bench.core_speed [--quick] [--timeout S] [--ours-only] [--shell-only]
+[--no-shell] [--repeat N] [--out DIR]``.
 
 1. **Reachability is linear.**  The parity ladder (:func:`xpg.testing.ladder`) has 2n
    nodes and 2^n root-to-terminal paths.  xpg's ``path_to_zero`` with every feature free
@@ -15,9 +16,26 @@ Usage: ``python -m bench.core_speed [--quick] [--timeout S] [--ours-only] [--out
    xpg's ``find_axp`` on a fresh explanation graph (adjacency lists included) against the
    reference's ``find_axp``.
 
-Both sides are timed in-process the same way (:func:`bench.runners.timing.cpu_time`: CPU
-time, best of 3 loops), without interpreter start-up or file loading. Writes
-``core_speed.csv`` and ``core_speed.md`` (``--out``, default ``bench/results``).
+4. **Whole command from the shell** (issue 13): ``xpg enum FILE.xpg`` against the
+   reference's command line ``XpG.py -a FILE.xpg`` (both enumerate every AXp and CXp), on
+   the six example graphs and on three larger ones (the parity ladder with 22 features, a
+   reduced OBDD of about 1,000 nodes over 50 features, a random tree of about 10,000
+   nodes), written as ``.xpg`` files.  Wall clock of each process (interpreter start-up,
+   imports, reading, enumeration, printing), best of ``--repeat`` (5) runs interleaved
+   ours/reference per graph; both run with bytecode caching on, as an installed package
+   does (``PYTHONDONTWRITEBYTECODE`` is dropped, and one untimed run warms the caches).  The
+   explanation sets are compared from untimed runs (``xpg enum --json`` and ``XpG.py -a
+   -v``); ``read_s`` is xpg's in-process reading of the file (``read_xpg``, best of 3) and
+   ``enum_s`` its enumeration as the command reports it, so the rest of ``ours_s`` is
+   start-up.  A start-up table times the floors: ``python -c pass``, ``import numpy`` and
+   ``import xpg`` in each environment.  Geometric-mean ratios are printed per group.
+5. **The cost of a timeout**: 19,683 AXps enumerated with and without ``timeout`` (xpg
+   alone; the ``ref_s`` column holds the time without a timeout).
+
+Sections 1-3 time both sides in-process the same way (:func:`bench.runners.timing.cpu_time`:
+CPU time, best of 3 loops), without interpreter start-up or file loading.  ``--shell-only``
+runs section 4 alone, ``--no-shell`` skips it.  Writes ``core_speed.csv`` and
+``core_speed.md`` (``--out``, default ``bench/results``).
 
 References
 ----------
@@ -28,10 +46,16 @@ KR 2021, Alg. 1 (pathToZero), Algs. 2-4; reference implementation PyPI XpGraph 0
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import random
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -43,13 +67,15 @@ from bench.peers_compare import as_sets
 from bench.randgen import random_tree
 from bench.runners.timing import cpu_time
 from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
+from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.explain.axp_cxp import find_axp
 from xpg.explain.marco import enumerate_explanations
 from xpg.explain.reach import path_to_zero
 from xpg.io import read_xpg, write_xpg
-from xpg.testing import ladder, random_reduced_obdd
+from xpg.models.obdd import from_bdd
+from xpg.testing import dnf_obdd, ladder, random_reduced_obdd
 
 EXAMPLES = REPO_ROOT.parent / "shared" / "xpg-examples"
 COLUMNS = [
@@ -244,6 +270,50 @@ def axp_section(seeds: Sequence[int], timeout: float, tmp: Path, ref: bool) -> l
     return rows
 
 
+def or_of_ands(terms: int, width: int) -> ExplanationGraph:
+    """``OR`` of ``terms`` disjoint ``AND``s of ``width`` booleans, every feature 0: the AXps
+    pick one feature per term (``width ** terms``: 19,683 for 9 terms of 3), the CXps are the
+    terms; one SAT call per AXp."""
+    names = [f"t{i}v{j}" for i in range(terms) for j in range(width)]
+    bdd, u = dnf_obdd([[(f"t{i}v{j}", True) for j in range(width)] for i in range(terms)], names)
+    dg = from_bdd(u, [Feature.boolean(n) for n in names])
+    return ExplanationGraph.from_decision_graph(dg, [0] * len(names))
+
+
+def timeout_section(repeat: int = 5) -> list[dict[str, Any]]:
+    """5. The cost of ``timeout``: one enumeration of 19,683 AXps and 9 CXps with and
+    without a (never reached) timeout, best of ``repeat`` interleaved runs (wall clock)."""
+    xg = or_of_ands(9, 3)
+    xg.adjacency()
+    best = {None: math.inf, 3600.0: math.inf}
+    results = {}
+    for _ in range(repeat):
+        for budget in best:
+            start = time.perf_counter()
+            results[budget] = enumerate_explanations(xg, timeout=budget)
+            best[budget] = min(best[budget], time.perf_counter() - start)
+    plain, timed = results[None], results[3600.0]
+    cost = best[3600.0] / best[None] - 1
+    print(f"timeout cost: {best[None]:.3f} s without, {best[3600.0]:.3f} s with", file=sys.stderr)
+    return [
+        {
+            "section": "timeout cost",
+            "graph": "or of 9 ands of 3",
+            "nodes": xg.n_nodes,
+            "edges": len(xg.edge_src),
+            "features": 27,
+            "n_axps": len(plain.axps),
+            "n_cxps": len(plain.cxps),
+            "ours_s": round(best[3600.0], 5),
+            "ref_s": round(best[None], 5),
+            "ref_status": "ok",
+            "ratio": round(best[3600.0] / best[None], 3),
+            "identical": (plain.axps, plain.cxps) == (timed.axps, timed.cxps),
+            "ref_modes": f"with a timeout: {cost:+.1%} (ref_s: the same without a timeout)",
+        }
+    ]
+
+
 def random_graphs(quick: bool, tmp: Path) -> list[tuple[str, Path]]:
     """Example graphs and random trees / reduced OBDDs, written as ``.xpg`` files."""
     graphs = [(p.stem, p) for p in sorted(EXAMPLES.glob("*/*.xpg"))]
@@ -261,6 +331,256 @@ def random_graphs(quick: bool, tmp: Path) -> list[tuple[str, Path]]:
                 write_xpg(xg, path)
                 graphs.append((name, path))
     return graphs
+
+
+# -- section 4: whole commands from the shell -------------------------------------------------
+SHELL_COLUMNS = [
+    "group",
+    "graph",
+    "nodes",
+    "edges",
+    "n_axps",
+    "n_cxps",
+    "ours_s",
+    "ref_s",
+    "ref_status",
+    "ratio",
+    "read_s",
+    "enum_s",
+    "identical",
+]
+
+
+def larger_graphs(tmp: Path) -> list[tuple[str, Path]]:
+    """The three larger graphs of issue 13, written as ``.xpg`` files."""
+    ladder_dg = ladder(22)
+    obdd = random_reduced_obdd(50, 1000, seed=0)
+    tree = random_tree(10_000, 200, seed=0, relevant=5)
+    out = []
+    for name, dg, x in (
+        ("ladder n=22", ladder_dg, [0] * 22),
+        ("obdd n=1000 f=50", obdd, instance_of(obdd, 0)),
+        ("tree n=10000 f=200", tree, instance_of(tree, 0)),
+    ):
+        path = tmp / (name.split()[0] + ".xpg")
+        write_xpg(ExplanationGraph.from_decision_graph(dg, x), path)
+        out.append((name, path))
+    return out
+
+
+def _our_env() -> dict[str, str]:
+    """This checkout's ``xpg``, with bytecode caching as in an installed package."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    return env
+
+
+def _ref_env() -> dict[str, str]:
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
+    }
+
+
+def our_command(*args: str) -> list[str]:
+    """The ``xpg`` console script beside this interpreter (``python -m xpg`` without one)."""
+    script = Path(sys.executable).parent / "xpg"
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "xpg", *args]
+
+
+def ref_command(*args: str) -> list[str]:
+    """The reference's ``XpG.py`` script in its environment."""
+    python = PEERS["xpgraph"].python
+    return [str(python), str(python.parent / "XpG.py"), *args]
+
+
+def wall(cmd: Sequence[str], env: dict[str, str], cwd: Path, timeout: float) -> float | None:
+    """Wall-clock seconds of one process, output discarded (None: killed at ``timeout``)."""
+    start = time.perf_counter()
+    try:
+        subprocess.run(
+            cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, timeout=timeout, check=True
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return time.perf_counter() - start
+
+
+def reference_features(path: Path) -> list[str]:
+    """The reference's feature list of a ``.xpg`` file: VarDef names in order of appearance."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    names: list[str] = []
+    start = next(i for i, line in enumerate(lines) if line.startswith("VarDef:"))
+    for line in lines[start + 1 :]:
+        parts = line.split()
+        if parts and not line.startswith("#"):
+            name = " ".join(parts[1:])
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def reference_sets(path: Path, timeout: float) -> tuple[Any, Any] | None:
+    """Every AXp and CXp printed by ``XpG.py -a -v`` (feature names), None if it fails."""
+    try:
+        proc = subprocess.run(
+            ref_command("-a", "-v", str(path)),
+            env=_ref_env(),
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=True,
+        )
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+        return None
+    names = reference_features(path)
+    found: dict[str, list[list[str]]] = {"AXp": [], "CXp": []}
+    for m in re.finditer(r"^(AXp|CXp): \[([0-9, ]*)\]", proc.stdout, re.M):
+        found[m.group(1)].append([names[int(i)] for i in m.group(2).split(",") if i.strip()])
+    return as_sets(found["AXp"]), as_sets(found["CXp"])
+
+
+def our_run(path: Path) -> dict[str, Any]:
+    """``xpg enum --json``: the explanation sets and the enumeration time it reports."""
+    proc = subprocess.run(
+        our_command("enum", "--json", str(path)),
+        env=_our_env(),
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    doc = json.loads(proc.stdout)
+    return {"axps": as_sets(doc["axps"]), "cxps": as_sets(doc["cxps"]), "seconds": doc["seconds"]}
+
+
+def geometric_mean(values: Sequence[float]) -> float:
+    """The geometric mean of positive numbers.
+
+    >>> round(geometric_mean([2.0, 8.0]), 6)
+    4.0
+    """
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def startup_rows(tmp: Path, repeat: int) -> list[dict[str, Any]]:
+    """Floors of a command: the interpreter, ``import numpy``, ``import xpg`` on each side."""
+    ref_python = str(PEERS["xpgraph"].python)
+    pairs = [
+        ("python -c pass", [sys.executable, "-c", "pass"], [ref_python, "-c", "pass"]),
+        (
+            "import numpy",
+            [sys.executable, "-c", "import numpy"],
+            [ref_python, "-c", "import numpy"],
+        ),
+        ("import xpg", [sys.executable, "-c", "import xpg"], [ref_python, "-c", "import xpg"]),
+    ]
+    best: dict[tuple[str, str], float] = {}
+    for _ in range(repeat):
+        for name, ours, theirs in pairs:
+            for side, cmd, env in (("ours", ours, _our_env()), ("ref", theirs, _ref_env())):
+                t = wall(cmd, env, tmp, 60.0)
+                if t is not None:
+                    best[name, side] = min(best.get((name, side), math.inf), t)
+    return [
+        {
+            "group": "start-up",
+            "graph": name,
+            "ours_s": round(best[name, "ours"], 4),
+            "ref_s": round(best[name, "ref"], 4),
+            "ref_status": "ok",
+            "ratio": round(best[name, "ref"] / best[name, "ours"], 2),
+        }
+        for name, _, _ in pairs
+    ]
+
+
+def shell_section(
+    groups: dict[str, list[tuple[str, Path]]], repeat: int, timeout: float, tmp: Path
+) -> list[dict[str, Any]]:
+    """Section 4: each whole command, best of ``repeat`` interleaved runs."""
+    graphs = [(group, name, path) for group, items in groups.items() for name, path in items]
+    for _, _, path in graphs[:1]:  # write the bytecode caches once, untimed
+        subprocess.run(our_command("enum", str(path)), env=_our_env(), stdout=subprocess.DEVNULL)
+    ours_best = {path: math.inf for _, _, path in graphs}
+    ref_best: dict[Path, float | None] = {path: math.inf for _, _, path in graphs}
+    for _ in range(repeat):
+        for _, _, path in graphs:
+            t = wall(our_command("enum", str(path)), _our_env(), path.parent, timeout)
+            ours_best[path] = min(ours_best[path], math.inf if t is None else t)
+            previous = ref_best[path]
+            if previous is not None:  # a reference run killed at the timeout is not retried
+                t = wall(ref_command("-a", str(path)), _ref_env(), path.parent, timeout)
+                ref_best[path] = None if t is None else min(previous, t)
+    rows = []
+    for group, name, path in graphs:
+        xg = read_xpg(path)
+        read_s, _ = best_time(partial(read_xpg, path))
+        ours = our_run(path)
+        theirs = reference_sets(path, timeout)
+        ref_s = ref_best[path]
+        row: dict[str, Any] = {
+            "group": group,
+            "graph": name,
+            "nodes": xg.n_nodes,
+            "edges": len(xg.edge_src),
+            "n_axps": len(ours["axps"]),
+            "n_cxps": len(ours["cxps"]),
+            "ours_s": round(ours_best[path], 4),
+            "ref_s": "" if ref_s is None else round(ref_s, 4),
+            "ref_status": "timeout" if ref_s is None else "ok",
+            "ratio": "" if ref_s is None else round(ref_s / ours_best[path], 2),
+            "read_s": round(read_s, 4),
+            "enum_s": round(ours["seconds"], 4),
+            "identical": "" if theirs is None else theirs == (ours["axps"], ours["cxps"]),
+        }
+        rows.append(row)
+        print(
+            f"shell {name}: xpg {row['ours_s']} s (read {row['read_s']}, enum "
+            f"{row['enum_s']}), reference {row['ref_s'] or row['ref_status']} s, "
+            f"ratio {row['ratio']}, same {row['identical']}",
+            file=sys.stderr,
+        )
+    return rows
+
+
+def shell_markdown(rows: Sequence[dict[str, Any]], repeat: int) -> str:
+    """The whole-command tables, with the geometric-mean ratio of each group."""
+    lines = [
+        "### Whole command from the shell: `xpg enum FILE.xpg` against `XpG.py -a FILE.xpg`",
+        "",
+        f"Wall clock per process, best of {repeat} interleaved runs; read and enum are xpg's "
+        "in-process reading and enumeration (the rest is interpreter start-up, imports and "
+        "printing).",
+        "",
+        "| group | graph | nodes | edges | AXps | CXps | xpg (s) | reference (s) | ratio | "
+        "xpg read (s) | xpg enum (s) | same |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if r["group"] == "start-up":
+            continue
+        ref = r["ref_s"] if r["ref_status"] == "ok" else r["ref_status"]
+        lines.append(
+            f"| {r['group']} | {r['graph']} | {r['nodes']} | {r['edges']} | {r['n_axps']} | "
+            f"{r['n_cxps']} | {r['ours_s']} | {ref} | {r['ratio']} | {r['read_s']} | "
+            f"{r['enum_s']} | {r['identical']} |"
+        )
+    lines.append("")
+    for group in dict.fromkeys(r["group"] for r in rows if r["group"] != "start-up"):
+        ratios = [r["ratio"] for r in rows if r["group"] == group and r["ratio"] != ""]
+        if ratios:
+            lines.append(
+                f"Geometric-mean speed-up, {group}: {geometric_mean(ratios):.2f}x "
+                f"over {len(ratios)} graphs."
+            )
+    start = [r for r in rows if r["group"] == "start-up"]
+    if start:
+        lines += ["", "| start-up floor | xpg env (s) | reference env (s) |", "|---|---|---|"]
+        lines += [f"| {r['graph']} | {r['ours_s']} | {r['ref_s']} |" for r in start]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(rows: Sequence[dict[str, Any]]) -> str:
@@ -299,6 +619,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, short timeouts")
     parser.add_argument("--timeout", type=float, help="per-run limit for the reference (s)")
     parser.add_argument("--ours-only", action="store_true", help="skip the reference")
+    parser.add_argument("--shell-only", action="store_true", help="only the whole commands")
+    parser.add_argument("--no-shell", action="store_true", help="skip the whole commands")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs per whole command (default %(default)s)"
+    )
     parser.add_argument(
         "--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)"
     )
@@ -309,19 +634,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         ensure_venv(PEERS["xpgraph"])
     sizes = [20, 40, 80, 1000] if args.quick else [10, 14, 16, 18, 20, 22, 40, 80, 1000, 10000]
     ref_sizes = [10, 14, 16, 18, 20] if args.quick else [10, 14, 16, 18, 20, 22, 40, 80, 1000]
+    rows: list[dict[str, Any]] = []
+    shell_rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="xpg-core-speed-") as name:
         tmp = Path(name)
-        rows = ladder_section(sizes, ref_sizes, timeout, tmp, ref)
-        rows += enumeration_section(random_graphs(args.quick, tmp), timeout, ref)
-        rows += axp_section(range(2) if args.quick else range(5), timeout, tmp, ref)
-    md = markdown(rows)
-    paths = write_outputs(
-        out_dir(args.out), "core_speed", {".csv": csv_text(rows, COLUMNS), ".md": md}
+        if not args.shell_only:
+            rows = ladder_section(sizes, ref_sizes, timeout, tmp, ref)
+            rows += enumeration_section(random_graphs(args.quick, tmp), timeout, ref)
+            rows += axp_section(range(2) if args.quick else range(5), timeout, tmp, ref)
+            rows += timeout_section(args.repeat)
+        if ref and not args.no_shell:
+            groups = {
+                "six examples": [(p.stem, p) for p in sorted(EXAMPLES.glob("*/*.xpg"))],
+                "three larger": larger_graphs(tmp),
+            }
+            shell_rows = startup_rows(tmp, args.repeat)
+            shell_rows += shell_section(groups, args.repeat, max(timeout, 60.0), tmp)
+    md = (markdown(rows) if rows else "") + (
+        "\n" + shell_markdown(shell_rows, args.repeat) if shell_rows else ""
     )
+    outputs = {".md": md}
+    if rows:
+        outputs[".csv"] = csv_text(rows, COLUMNS)
+    if shell_rows:
+        outputs["_shell.csv"] = csv_text(shell_rows, SHELL_COLUMNS)
+    paths = write_outputs(out_dir(args.out), "core_speed", outputs)
     print(md)
     for p in paths:
         print(f"wrote {p}")
-    return 1 if any(r["identical"] is False for r in rows) else 0
+    return 1 if any(r.get("identical") is False for r in [*rows, *shell_rows]) else 0
 
 
 if __name__ == "__main__":

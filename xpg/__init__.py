@@ -10,6 +10,9 @@ explanation?"), feature classification and smallest explanations are exact too, 
 Subpackages, imported on demand: :mod:`xpg.learn` (decision lists and trees from datasets),
 :mod:`xpg.probabilistic` (certificates, optimal k-feature rules, Anchors, exact precision) and
 :mod:`xpg.fourier` (Harmonica and relatives, removal games, Shapley-style baselines).
+``import xpg`` itself loads the core (numpy, the graph classes); every other public name is
+imported on first use (``xpg.find_axp``, ``from xpg import Verifier``), and pysmt, z3,
+networkx, dd and scikit-learn only by the features that need them.
 
 Examples
 --------
@@ -26,13 +29,9 @@ Examples
 True
 """
 
-from xpg.compile import (
-    bdd_manager,
-    compile_decision_list,
-    decision_list_to_obdd,
-    from_sklearn_tree,
-    tree_from_sklearn,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from xpg.core import (
     DecisionGraph,
     ExplanationGraph,
@@ -55,52 +54,118 @@ from xpg.errors import (
     SolverClosedError,
     XpgError,
 )
-from xpg.explain import (
-    EnumerationResult,
-    Enumerator,
-    Explanation,
-    FeatureClassification,
-    Membership,
-    MembershipQueries,
-    RouteChoice,
-    SmallestExplanation,
-    axp_conditions,
-    classify_features,
-    counterexample,
-    enumerate_explanations,
-    find_axp,
-    find_cxp,
-    is_member,
-    is_weak_axp,
-    is_weak_cxp,
-    membership_route,
-    path_to_zero,
-    smallest_axp,
-    smallest_cxp,
-    tree_axps,
-    tree_cxps,
-)
-from xpg.io import (
-    format_xpg,
-    load_model,
-    read_model,
-    read_xpg,
-    read_xpg_text,
-    save_model,
-    write_xpg,
-)
-from xpg.models import (
-    OBDD,
-    OMDD,
-    DecisionList,
-    DecisionTree,
-    Leaf,
-    Rule,
-    Split,
-    compile_tree,
-    from_bdd,
-)
-from xpg.verify import Verdict, Verifier, verify_axp, verify_cxp
+
+if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
+    from xpg.compile import (
+        bdd_manager,
+        compile_decision_list,
+        decision_list_to_obdd,
+        from_sklearn_tree,
+        tree_from_sklearn,
+    )
+    from xpg.explain import (
+        EnumerationResult,
+        Enumerator,
+        Explanation,
+        FeatureClassification,
+        Membership,
+        MembershipQueries,
+        RouteChoice,
+        SmallestExplanation,
+        axp_conditions,
+        classify_features,
+        counterexample,
+        enumerate_explanations,
+        find_axp,
+        find_cxp,
+        is_member,
+        is_weak_axp,
+        is_weak_cxp,
+        membership_route,
+        path_to_zero,
+        smallest_axp,
+        smallest_cxp,
+        tree_axps,
+        tree_cxps,
+    )
+    from xpg.io import (
+        format_xpg,
+        load_model,
+        read_model,
+        read_xpg,
+        read_xpg_text,
+        save_model,
+        write_xpg,
+    )
+    from xpg.models import (
+        OBDD,
+        OMDD,
+        DecisionList,
+        DecisionTree,
+        Leaf,
+        Rule,
+        Split,
+        compile_tree,
+        from_bdd,
+    )
+    from xpg.verify import (
+        Verdict,
+        Verifier,
+        verify_axp,
+        verify_cxp,
+    )
+
+#: public name -> the module it is re-exported from, imported on first use (PEP 562)
+_LAZY: dict[str, str] = {
+    "bdd_manager": "xpg.compile",
+    "compile_decision_list": "xpg.compile",
+    "decision_list_to_obdd": "xpg.compile",
+    "from_sklearn_tree": "xpg.compile",
+    "tree_from_sklearn": "xpg.compile",
+    "EnumerationResult": "xpg.explain",
+    "Enumerator": "xpg.explain",
+    "Explanation": "xpg.explain",
+    "FeatureClassification": "xpg.explain",
+    "Membership": "xpg.explain",
+    "MembershipQueries": "xpg.explain",
+    "RouteChoice": "xpg.explain",
+    "SmallestExplanation": "xpg.explain",
+    "axp_conditions": "xpg.explain",
+    "classify_features": "xpg.explain",
+    "counterexample": "xpg.explain",
+    "enumerate_explanations": "xpg.explain",
+    "find_axp": "xpg.explain",
+    "find_cxp": "xpg.explain",
+    "is_member": "xpg.explain",
+    "is_weak_axp": "xpg.explain",
+    "is_weak_cxp": "xpg.explain",
+    "membership_route": "xpg.explain",
+    "path_to_zero": "xpg.explain",
+    "smallest_axp": "xpg.explain",
+    "smallest_cxp": "xpg.explain",
+    "tree_axps": "xpg.explain",
+    "tree_cxps": "xpg.explain",
+    "format_xpg": "xpg.io",
+    "load_model": "xpg.io",
+    "read_model": "xpg.io",
+    "read_xpg": "xpg.io",
+    "read_xpg_text": "xpg.io",
+    "save_model": "xpg.io",
+    "write_xpg": "xpg.io",
+    "OBDD": "xpg.models",
+    "OMDD": "xpg.models",
+    "DecisionList": "xpg.models",
+    "DecisionTree": "xpg.models",
+    "Leaf": "xpg.models",
+    "Rule": "xpg.models",
+    "Split": "xpg.models",
+    "compile_tree": "xpg.models",
+    "from_bdd": "xpg.models",
+    "Verdict": "xpg.verify",
+    "Verifier": "xpg.verify",
+    "verify_axp": "xpg.verify",
+    "verify_cxp": "xpg.verify",
+}
 
 __version__ = "0.1.0"
 
@@ -172,3 +237,18 @@ __all__ = [
     "verify_cxp",
     "write_xpg",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a lazily re-exported name's module on first use (``xpg.find_axp``, ``from xpg
+    import Verifier``), so that ``import xpg`` loads the core only."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xpg' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

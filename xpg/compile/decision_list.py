@@ -36,7 +36,7 @@ following Narodytska et al. 2019).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from typing import Literal as TypingLiteral
 
 from xpg.compile.bdd import Backend, bdd_manager
@@ -46,7 +46,9 @@ from xpg.core.graph import DecisionGraph
 from xpg.core.valuesets import as_value_set, feature_cells
 from xpg.errors import InvalidModelError
 from xpg.models.decision_list import DecisionList
-from xpg.models.obdd import OBDD
+
+if TYPE_CHECKING:
+    from xpg.models.obdd import OBDD
 
 Method = TypingLiteral["auto", "bdd", "mdd"]
 
@@ -83,6 +85,8 @@ def decision_list_to_obdd(
     backend : {"autoref", "cudd"}
         dd's pure-Python or CUDD back-end.
     """
+    from xpg.models.obdd import OBDD  # xpg.models.obdd imports xpg.compile: not at load time
+
     names = _order(dl, order)
     by_name = {f.name: f for f in dl.features}
     not_bool = [n for n in names if by_name[n].kind != "boolean"]

@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import networkx as nx
 import numpy as np
 import portion as P
 
@@ -39,6 +38,8 @@ from xpg.core.valuesets import as_value_set
 from xpg.errors import InvalidGraphError, InvalidInstanceError, XpgError
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from xpg.solvers.smt import SmtModel
 
 NodeId = Hashable
@@ -315,6 +316,8 @@ class DecisionGraph:
     # -- views --------------------------------------------------------------------------------
     def to_networkx(self) -> nx.MultiDiGraph:
         """A networkx view: node attributes ``feature``/``label``, edge attribute ``literal``."""
+        import networkx as nx
+
         g = nx.MultiDiGraph()
         for i, node in enumerate(self._ids):
             f, c = self._feature[i], self._class[i]
@@ -391,6 +394,8 @@ class DecisionGraph:
         return order if len(order) == len(self._ids) else None
 
     def _nodes_on_cycles(self) -> list[NodeId]:
+        import networkx as nx  # only to report a cycle
+
         g = nx.DiGraph([(self._ids[p], self._ids[c]) for p, c, _ in self.edges])
         return [n for comp in nx.strongly_connected_components(g) if len(comp) > 1 for n in comp]
 

@@ -40,8 +40,8 @@ from pysat.solvers import Minisat22, Solver, SolverNames
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
-from xpg.explain.axp_cxp import axp_from_fixed, shrink_weak_cxp
-from xpg.explain.reach import zero_edge_vars, zero_path, zero_path_masks
+from xpg.explain.axp_cxp import shrink_weak_cxp
+from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
 from xpg.solvers.lifecycle import SolverOwner
 
 ExplanationKind = Literal["axp", "cxp"]
@@ -84,7 +84,9 @@ class Enumerator(SolverOwner):
     limit : int, optional
         Stop after this many explanations (AXps and CXps together).
     timeout : float, optional
-        Stop after this many seconds; a SAT call in progress is interrupted.
+        Stop after this many seconds; a SAT call in progress is interrupted.  One watchdog
+        thread per enumeration interrupts the solver at the deadline; the interruption
+        stays set, so that every later SAT call returns at once.
     solver : str
         A python-sat solver name.
 
@@ -118,26 +120,42 @@ class Enumerator(SolverOwner):
             top = self._tested[-1] + 1
             self._solver.add_clause([top, -top])
         self._started = False
+        self._last = 0  # the bit mask of the last explanation recorded
+        self._watchdog: threading.Timer | None = None
+        self._lock = threading.Lock()  # the watchdog never interrupts a deleted solver
 
     def _release(self) -> None:
-        self._solver.delete()
-        self._solver = None
+        self._stop_watchdog()
+        with self._lock:
+            self._solver.delete()
+            self._solver = None
+
+    def _start_watchdog(self, seconds: float) -> None:
+        self._watchdog = threading.Timer(max(0.0, seconds), self._interrupt)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _interrupt(self) -> None:
+        with self._lock:
+            if self._solver is not None:
+                self._solver.interrupt()
 
     def result(self) -> EnumerationResult:
         """What was found so far, whether the lists are complete, the time and the SAT calls."""
         return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
 
     def _solve(self, deadline: float | None) -> bool | None:
+        """The next SAT answer, or None once the watchdog has interrupted the solver (the
+        interruption is never cleared: every later call returns None too)."""
         self.sat_calls += 1
         if deadline is None:
             return bool(self._solver.solve())
-        timer = threading.Timer(max(0.0, deadline - time.perf_counter()), self._solver.interrupt)
-        timer.start()
-        try:
-            out = self._solver.solve_limited(expect_interrupt=True)
-        finally:
-            timer.cancel()
-            self._solver.clear_interrupt()
+        out: bool | None = self._solver.solve_limited(expect_interrupt=True)
         return out
 
     def _out_of_budget(self, deadline: float | None) -> bool:
@@ -150,6 +168,7 @@ class Enumerator(SolverOwner):
         must not be free again."""
         names = self.xg.var_names
         found = Explanation(kind, tuple([names[v] for v in chosen]))
+        self._last = sum(1 << v for v in chosen)
         if kind == "axp":
             self._solver.add_clause([-(v + 1) for v in chosen])
             self.axps.append(found.features)
@@ -166,17 +185,18 @@ class Enumerator(SolverOwner):
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
         xg, solver, tested, masks = self.xg, self._solver, self._tested, self._cxp_masks
+        if self.timeout is not None:
+            self._start_watchdog(self.timeout)
         try:
+            by_var: list[list[int]] = [[] for _ in range(xg.n_vars)]
             if masks is not None:
                 # Every CXp is known: report and block each, so that every SAT model left
                 # is a weak AXp (its fixed set meets every CXp) and yields a new AXp.
-                by_var: list[list[int]] = [[] for _ in range(xg.n_vars)]
                 for c in masks:
                     if self._out_of_budget(deadline):
                         return
                     chosen = [v for v in tested if c >> v & 1]
-                    for v in chosen:
-                        by_var[v].append(c)
+                    _index_mask(by_var, c)
                     self.seconds = time.perf_counter() - start
                     yield self._record("cxp", chosen)
             budgeted = self.limit is not None or deadline is not None
@@ -193,10 +213,13 @@ class Enumerator(SolverOwner):
                 if masks is not None:
                     found = self._record("axp", _axp_by_masks(model, tested, by_var))
                 else:
-                    found = self._record(*_classify_by_graph(xg, model, tested))
+                    found = self._record(*_classify_by_graph(xg, model, tested, by_var))
+                    if found.kind == "cxp":
+                        _index_mask(by_var, self._last)
                 self.seconds = time.perf_counter() - start
                 yield found
         finally:
+            self._stop_watchdog()
             self.seconds = time.perf_counter() - start
 
 
@@ -213,15 +236,52 @@ _MASK_EDGES = 20_000
 
 
 def _classify_by_graph(
-    xg: ExplanationGraph, model: list[int], tested: list[int]
+    xg: ExplanationGraph, model: list[int], tested: list[int], cxps_by_var: list[list[int]]
 ) -> tuple[ExplanationKind, list[int]]:
     """A SAT model (positive: fixed) -> a new AXp inside its fixed set when the prediction
-    cannot change, else a new CXp inside its free set, by graph traversals (Algs. 2 and 3)."""
+    cannot change, else a new CXp inside its free set, by graph traversals (Algs. 2 and 3).
+
+    ``cxps_by_var[v]``: the CXps found so far that contain ``v`` (bit masks); they spare the
+    AXp's deletion loop the traversals that would fail (see :func:`_axp_by_deletion`).
+    """
     free = [v for v in tested if model[v] < 0]
     path = zero_path(xg, free)
     if path is None:
-        return "axp", axp_from_fixed(xg, [v for v in tested if model[v] > 0])
+        return "axp", _axp_by_deletion(xg, free, [v for v in tested if model[v] > 0], cxps_by_var)
     return "cxp", shrink_weak_cxp(xg, zero_edge_vars(xg, path))
+
+
+def _axp_by_deletion(
+    xg: ExplanationGraph, free: list[int], fixed: list[int], cxps_by_var: list[list[int]]
+) -> list[int]:
+    """Alg. 2 (:func:`~xpg.explain.axp_cxp.axp_from_fixed`) on the weak AXp ``fixed``, with
+    the same answer: each feature in turn is freed unless a 0-terminal becomes reachable.
+
+    A feature that is the only still-fixed feature of a known CXp must stay fixed (freeing
+    it would free that whole CXp): it is kept without a traversal.  Without this, the cost
+    of an AXp grows with its size (one refused traversal per feature kept), and enumeration
+    slows down once the cheap CXps are found and large AXps remain.
+    """
+    reach = IncrementalReach(xg, free)
+    rest = sum(1 << v for v in fixed)
+    kept = []
+    for v in fixed:
+        bit = 1 << v
+        if any(not c & (rest ^ bit) for c in cxps_by_var[v]) or not reach.try_free(v):
+            kept.append(v)
+        else:
+            rest ^= bit
+    return kept
+
+
+def _index_mask(by_var: list[list[int]], mask: int) -> None:
+    """File the explanation ``mask`` under each of its variables."""
+    rest, v = mask, 0
+    while rest:
+        if rest & 1:
+            by_var[v].append(mask)
+        rest >>= 1
+        v += 1
 
 
 def _axp_by_masks(model: list[int], tested: list[int], by_var: list[list[int]]) -> list[int]:

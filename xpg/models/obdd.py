@@ -31,10 +31,9 @@ Classifiers. KR 2021, Sec. 2 and 7.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pysmt.fnode import FNode
 
 from xpg.compile.bdd import bdd_manager, cofactors, manager_order
 from xpg.core.features import Feature, Literal
@@ -44,6 +43,9 @@ from xpg.errors import InvalidModelError
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import predict_rows
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
+
+if TYPE_CHECKING:
+    from pysmt.fnode import FNode
 
 
 class OBDD:

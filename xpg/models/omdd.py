@@ -33,11 +33,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import portion as P
-from pysmt.fnode import FNode
 
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
@@ -47,6 +46,9 @@ from xpg.errors import InvalidModelError
 from xpg.io.model_json import expect, node_id
 from xpg.models.protocol import check_label
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
+
+if TYPE_CHECKING:
+    from pysmt.fnode import FNode
 
 NodeId = Hashable
 

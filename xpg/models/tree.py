@@ -35,10 +35,9 @@ KR 2021, Sec. 2 (decision trees) and Def. 2.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pysmt.fnode import FNode
 
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
@@ -48,6 +47,9 @@ from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.io.model_json import expect, literal_from_dict, literal_to_dict
 from xpg.models.protocol import check_label, checked_signature
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
+
+if TYPE_CHECKING:
+    from pysmt.fnode import FNode
 
 
 class Leaf:

@@ -45,15 +45,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import portion as P
-from pysmt.environment import Environment
-from pysmt.fnode import FNode
-from pysmt.typing import INT, REAL
 
 from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.errors import InvalidModelError
 
 if TYPE_CHECKING:
+    from pysmt.fnode import FNode
+
     from xpg.core.graph import DecisionGraph
 
 UNDEFINED = -1
@@ -105,6 +104,9 @@ class SmtModel:
     ) -> None:
         self.features = list(features)
         self.classes = list(classes)
+        from pysmt.environment import Environment  # pysmt (and z3) load on first encoding
+        from pysmt.typing import INT, REAL
+
         self.predict = predict
         self.env = Environment()
         self.mgr = self.env.formula_manager

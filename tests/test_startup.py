@@ -1,0 +1,107 @@
+"""Start-up (issue 13, item 1): ``import xpg`` and the ``xpg`` command load the core (numpy,
+the graph classes) and no heavy library until a feature needs it.
+
+Each check runs a fresh interpreter.  ``tests/cli/test_cli_structure.py`` checks the command
+modules' own imports (statically) and ``main(["--help"])``/``main(["axp", ...])`` in process;
+here the whole package is checked, through the console script's entry point and for every
+public name re-exported lazily by ``xpg/__init__.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import xpg
+
+#: never imported by ``import xpg``, ``xpg --help``, ``xpg axp`` or ``xpg enum`` on a ``.xpg``
+HEAVY = ("scipy", "sklearn", "pysmt", "networkx", "z3", "ortools", "shap", "dd", "pandas")
+
+LOADED = (
+    "import json, sys\n"
+    "def loaded():\n"
+    f"    return sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+)
+
+
+def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_import_xpg_loads_the_core_only() -> None:
+    code = LOADED + (
+        "import xpg\n"
+        "core = [n in vars(xpg) for n in ('DecisionGraph', 'ExplanationGraph', 'Feature')]\n"
+        "lazy = [n in vars(xpg) for n in ('find_axp', 'Verifier', 'read_xpg')]\n"
+        "print(json.dumps([loaded(), core, lazy]))\n"
+    )
+    proc = _run(code)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [[], [True] * 3, [False] * 3]
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["axp", "{file}"], ["enum", "{file}"]], ids=["help", "axp", "enum"]
+)
+def test_the_command_loads_no_heavy_library(args: list[str], examples_dir: Path) -> None:
+    """Through ``entry_point``, as the ``xpg`` console script runs it."""
+    file = str(examples_dir / "mux6" / "mux6_0.xpg")
+    code = LOADED + (
+        "import atexit\n"
+        "atexit.register(lambda: print('LOADED', json.dumps(loaded())))\n"
+        "sys.argv = ['xpg', *sys.argv[1:]]\n"
+        "from xpg.cli.main import entry_point\n"
+        "sys.exit(entry_point())\n"
+    )
+    proc = _run(code, *[a.format(file=file) for a in args])
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last == "LOADED []", proc.stdout
+
+
+def test_every_public_name_resolves() -> None:
+    """The lazily re-exported names are the eager ones they replace."""
+    from xpg.explain import find_axp
+    from xpg.verify import verify_axp as verify
+
+    assert set(xpg.__all__) <= set(dir(xpg))
+    assert all(getattr(xpg, name) is not None for name in xpg.__all__)
+    assert xpg.find_axp is find_axp
+    from xpg import verify_axp
+
+    assert verify_axp is verify
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = xpg.no_such_name
+
+
+def test_every_module_imports_first() -> None:
+    """No import circle: each module of the package can be the first one imported (the lazy
+    ``xpg/__init__.py`` no longer fixes an order)."""
+    root = Path(xpg.__file__).parent
+    modules = sorted(
+        ".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__")
+        for p in root.rglob("*.py")
+        if p.name != "__main__.py"
+    )
+    code = (
+        "import importlib, json, sys\n"
+        "failed = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    for m in [m for m in sys.modules if m == 'xpg' or m.startswith('xpg.')]:\n"
+        "        del sys.modules[m]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as err:\n"
+        "        failed.append([name, str(err)])\n"
+        "print(json.dumps(failed))\n"
+    )
+    proc = _run(code, *modules)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+    assert len(modules) > 50
