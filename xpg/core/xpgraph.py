@@ -279,11 +279,21 @@ class ExplanationGraph:
             self._cache["views"] = _views(self)
         return self._cache["views"]
 
+    def has_ends_at_zero(self) -> bool:
+        """True when :meth:`ends_at_zero` is already built."""
+        return "ends_at_zero" in self._cache
+
     def ends_at_zero(self) -> np.ndarray:
         """Per node, True when its path of 1-edges ends at a terminal labelled 0.
 
         Such a node reaches a 0-terminal whatever is free; one vectorised pointer-doubling
         pass over the nodes (a logarithmic number of gathers in the longest 1-path).
+
+        Examples
+        --------
+        >>> from xpg.examples import and_xpg
+        >>> and_xpg().ends_at_zero().tolist()
+        [True, False, True, False, False]
         """
         if "ends_at_zero" not in self._cache:
             self._cache["ends_at_zero"] = _ends_at_zero(self)
@@ -350,10 +360,15 @@ class ExplanationGraph:
         return self._is_tree
 
     def tested_vars(self) -> list[int]:
-        """Indices of the variables that label some node."""
-        if self.n_nodes < 256:
-            return sorted({v for v in self.node_var_list if v >= 0})
-        return sorted(set(self.node_var[self.node_var >= 0].tolist()))
+        """Indices of the variables that label some node (one pass, cached)."""
+        if "tested_vars" not in self._cache:
+            if self.n_nodes < 256:
+                tested = sorted({v for v in self.node_var_list if v >= 0})
+            else:
+                counts = np.bincount(self.node_var + 1, minlength=self.n_vars + 1)
+                tested = np.flatnonzero(counts[1:]).tolist()
+            self._cache["tested_vars"] = tested
+        return list(self._cache["tested_vars"])
 
     def has_zero_terminal(self) -> bool:
         """False for a constant classifier (no terminal of another class)."""
@@ -510,10 +525,7 @@ def _group(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np
 
 def _traversal_arrays(xg: ExplanationGraph) -> TraversalArrays:
     n, src, dst, lab = xg.n_nodes, xg.edge_src, xg.edge_dst, xg.edge_label
-    one = np.full(n + 1, -1, dtype=np.int64)
-    one[np.where(lab, src, n)] = dst  # 0-edges all write into the spare last slot
-    one = one[:n]
-    n_one = int(np.count_nonzero(lab))
+    one, n_one = _single_child(src, dst, lab, n)
     if int(np.count_nonzero(one >= 0)) != n_one:
         counts = np.bincount(src[lab], minlength=n)
         node = xg.node_ids[int(counts.argmax())]
@@ -522,7 +534,23 @@ def _traversal_arrays(xg: ExplanationGraph) -> TraversalArrays:
             "(at most 1; run validate())"
         )
     zero = ~lab
+    first, n_zero = _single_child(src, dst, zero, n)
+    has = first >= 0
+    if int(np.count_nonzero(has)) == n_zero:  # at most one 0-edge per node (binary graphs)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(has, out=ptr[1:])
+        return TraversalArrays(one, ptr, first[has], xg.terminal_value == 0)
     return TraversalArrays(one, *_group(src[zero], dst[zero], n), xg.terminal_value == 0)
+
+
+def _single_child(
+    src: np.ndarray, dst: np.ndarray, mask: np.ndarray, n: int
+) -> tuple[np.ndarray, int]:
+    """Per node, the child through one of its edges in ``mask`` (-1: none), and the number
+    of those edges (more edges than nodes with a child: some node has several)."""
+    child = np.full(n + 1, -1, dtype=np.int64)
+    child[np.where(mask, src, n)] = dst  # the other edges all write into the spare last slot
+    return child[:n], int(np.count_nonzero(mask))
 
 
 def _views(xg: ExplanationGraph) -> TraversalViews:

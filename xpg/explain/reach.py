@@ -327,12 +327,15 @@ class IncrementalReach:
         self._stop, self._stop_array = _zero_flags(xg)
         self._explored = 0
         self._shortcut_after = max(4096, xg.n_nodes // 64)
+        if xg.has_ends_at_zero():
+            self._use_shortcut()
         self.hits_zero = not self._explore([xg.root])
 
     def _use_shortcut(self) -> None:
         """From now on stop at nodes whose 1-path ends at a 0-terminal (also exact)."""
-        self._stop_array = self._xg.ends_at_zero()
-        self._stop = self._stop_array.view(np.uint8).data
+        ends = self._xg.ends_at_zero()
+        self._stop_array = ends
+        self._stop = ends.view(np.uint8).data
         self._shortcut_after = -1
 
     def _explore(self, starts: list[int]) -> bool:
