@@ -7,7 +7,7 @@ checkout (the repository root on ``sys.path``) and otherwise tells the user to r
 Examples
 --------
 >>> BENCHMARKS["table2"], len(BENCHMARKS)
-('bench.table2', 13)
+('bench.table2', 14)
 >>> try:
 ...     run("nope", [])
 ... except UnknownBenchmarkError as err:
@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "pyxai": "bench.pyxai_compare",
     "growth": "bench.growth",
     "core-speed": "bench.core_speed",
+    "traversal": "bench.traversal_speed",
     "compile": "bench.compile.compile_speed",
     "membership": "bench.membership.membership_speed",
     "probabilistic": "bench.probabilistic.table2",
