@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "pyxai": "bench.pyxai_compare",
     "growth": "bench.growth",
     "core-speed": "bench.core_speed",
+    "traversal": "bench.traversal_speed",
     "compile": "bench.compile.compile_speed",
     "membership": "bench.membership.membership_speed",
     "probabilistic": "bench.probabilistic.table2",

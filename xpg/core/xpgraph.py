@@ -29,7 +29,7 @@ import gc
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -134,16 +134,11 @@ class ExplanationGraph:
         self.edge_src = np.asarray(edge_src, dtype=np.int64)
         self.edge_dst = np.asarray(edge_dst, dtype=np.int64)
         self.edge_label = np.asarray(edge_label, dtype=bool)
-        self.node_var_list: list[int] = self.node_var.tolist()
-        self.terminal_value_list: list[int] = self.terminal_value.tolist()
         self.source = source
         self.instance = instance
         self.prediction = prediction
-        self._adjacency: (
-            tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]] | None
-        ) = None
+        self._cache: dict[str, Any] = {}
         self._is_tree: bool | None = None
-        self._one_child: list[int] | None = None
         if check:
             self.validate()
 
@@ -215,13 +210,102 @@ class ExplanationGraph:
         """Number of variables (features)."""
         return len(self.var_names)
 
+    @property
+    def node_var_list(self) -> list[int]:
+        """``node_var`` as a Python list (built on first use)."""
+        if "node_var_list" not in self._cache:
+            self._cache["node_var_list"] = self.node_var.tolist()
+        return self._cache["node_var_list"]
+
+    @property
+    def terminal_value_list(self) -> list[int]:
+        """``terminal_value`` as a Python list (built on first use)."""
+        if "terminal_value_list" not in self._cache:
+            self._cache["terminal_value_list"] = self.terminal_value.tolist()
+        return self._cache["terminal_value_list"]
+
+    @property
+    def _adjacency(self) -> Any:
+        return self._cache.get("adjacency")
+
+    @_adjacency.setter
+    def _adjacency(self, value: Any) -> None:
+        # bench/core_speed.py sets ``_adjacency = None`` to time a traversal from scratch:
+        # forget every traversal structure then, not only the adjacency lists.
+        if value is None:
+            self._cache.clear()
+        else:
+            self._cache["adjacency"] = value
+
+    def csr(self) -> TraversalArrays:
+        """The traversal arrays (:class:`TraversalArrays`), built once per graph with numpy.
+
+        Raises
+        ------
+        InvalidGraphError
+            When a node has several outgoing edges labelled 1 (Def. 3 allows one at most).
+
+        Examples
+        --------
+        >>> from xpg.examples import and_xpg
+        >>> t = and_xpg().csr()
+        >>> t.one.tolist(), t.zero_ptr.tolist(), t.zero_idx.tolist()
+        ([-1, -1, -1, 4, 1], [0, 0, 0, 0, 1, 2], [0, 2])
+        """
+        if "csr" not in self._cache:
+            self._cache["csr"] = _traversal_arrays(self)
+        return self._cache["csr"]
+
+    def var_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes per variable as CSR arrays ``(ptr, idx)``: ``idx[ptr[v]:ptr[v + 1]]`` are the
+        nodes testing ``v``, in node order.
+
+        Examples
+        --------
+        >>> from xpg.examples import and_xpg
+        >>> [a.tolist() for a in and_xpg().var_nodes()]
+        [[0, 1, 2], [3, 4]]
+        """
+        if "var_nodes" not in self._cache:
+            inner = np.flatnonzero(self.node_var >= 0)
+            self._cache["var_nodes"] = _group(self.node_var[inner], inner, self.n_vars)
+        return self._cache["var_nodes"]
+
+    def views(self) -> TraversalViews:
+        """The traversal arrays as Python-indexable sequences, for node-by-node traversals:
+        lists on small graphs (the fastest to index, and cheap to build there), zero-copy
+        memoryviews of the numpy arrays on large ones (no per-node Python object is built)."""
+        if "views" not in self._cache:
+            self._cache["views"] = _views(self)
+        return self._cache["views"]
+
+    def has_ends_at_zero(self) -> bool:
+        """True when :meth:`ends_at_zero` is already built."""
+        return "ends_at_zero" in self._cache
+
+    def ends_at_zero(self) -> np.ndarray:
+        """Per node, True when its path of 1-edges ends at a terminal labelled 0.
+
+        Such a node reaches a 0-terminal whatever is free; one vectorised pointer-doubling
+        pass over the nodes (a logarithmic number of gathers in the longest 1-path).
+
+        Examples
+        --------
+        >>> from xpg.examples import and_xpg
+        >>> and_xpg().ends_at_zero().tolist()
+        [True, False, True, False, False]
+        """
+        if "ends_at_zero" not in self._cache:
+            self._cache["ends_at_zero"] = _ends_at_zero(self)
+        return self._cache["ends_at_zero"]
+
     def adjacency(self) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
         """Children via 1-edges, via 0-edges, and nodes per variable, indexable by node/variable.
 
         Children keep the order of the edges.  Built once per graph: with a Python loop on
-        small graphs, with numpy (a stable sort) on larger ones, where each node's children
-        are sliced out of one flat list on access, so that a million-edge graph does not
-        pay for a million small lists before the first query.
+        small graphs, from the CSR arrays (:meth:`csr`, :meth:`var_nodes`) on larger ones,
+        where each node's children are sliced out of one flat list on access, so that a
+        million-edge graph does not pay for a million small lists before the first query.
         """
         if self._adjacency is None:
             with _no_gc():  # many small lists, no cycles: the collector would only slow this
@@ -247,42 +331,26 @@ class ExplanationGraph:
                     by_var[var].append(n)
             return (one, zero, by_var)
         lab, src, dst = self.edge_label, self.edge_src, self.edge_dst
-        inner = np.flatnonzero(self.node_var >= 0)
         groups = (
-            _Groups(src[lab], dst[lab], self.n_nodes),
-            _Groups(src[~lab], dst[~lab], self.n_nodes),
-            _Groups(self.node_var[inner], inner, self.n_vars),
+            _Groups(*_group(src[lab], dst[lab], self.n_nodes)),
+            _Groups(*_group(src[~lab], dst[~lab], self.n_nodes)),
+            _Groups(*self.var_nodes()),
         )
         if len(src) < 200_000:  # small enough: plain lists, the fastest to traverse
             return (groups[0].lists(), groups[1].lists(), groups[2].lists())
         return groups
 
     def one_child(self) -> list[int]:
-        """Per node, its child through the edge labelled 1 (-1: none), for fast traversals.
+        """Per node, its child through the edge labelled 1 (-1: none), as a list.
 
         Raises
         ------
         InvalidGraphError
             When a node has several outgoing edges labelled 1 (Def. 3 allows one at most).
         """
-        if self._one_child is None and len(self.edge_src) < 512:
-            one = self.adjacency()[0]
-            if all(len(c) <= 1 for c in one):
-                self._one_child = [c[0] if c else -1 for c in one]
-        if self._one_child is None:
-            lab = self.edge_label
-            src, dst = self.edge_src[lab], self.edge_dst[lab]
-            counts = np.bincount(src, minlength=self.n_nodes)
-            if len(src) and counts.max() > 1:
-                node = self.node_ids[int(counts.argmax())]
-                raise InvalidGraphError(
-                    f"node {node!r} has {int(counts.max())} outgoing edges labelled 1 "
-                    "(at most 1; run validate())"
-                )
-            out = np.full(self.n_nodes, -1, dtype=np.int64)
-            out[src] = dst
-            self._one_child = out.tolist()
-        return self._one_child
+        if "one_child" not in self._cache:
+            self._cache["one_child"] = list(self.views().one)
+        return self._cache["one_child"]
 
     def is_tree(self) -> bool:
         """True when every node has at most one parent."""
@@ -292,10 +360,15 @@ class ExplanationGraph:
         return self._is_tree
 
     def tested_vars(self) -> list[int]:
-        """Indices of the variables that label some node."""
-        if self.n_nodes < 256:
-            return sorted({v for v in self.node_var_list if v >= 0})
-        return sorted(set(self.node_var[self.node_var >= 0].tolist()))
+        """Indices of the variables that label some node (one pass, cached)."""
+        if "tested_vars" not in self._cache:
+            if self.n_nodes < 256:
+                tested = sorted({v for v in self.node_var_list if v >= 0})
+            else:
+                counts = np.bincount(self.node_var + 1, minlength=self.n_vars + 1)
+                tested = np.flatnonzero(counts[1:]).tolist()
+            self._cache["tested_vars"] = tested
+        return list(self._cache["tested_vars"])
 
     def has_zero_terminal(self) -> bool:
         """False for a constant classifier (no terminal of another class)."""
@@ -397,14 +470,13 @@ class ExplanationGraph:
 
 class _Groups(Sequence[list[int]]):
     """``groups[k]``: the values whose key is ``k``, in their original order, sliced on access
-    out of one flat list (``0 <= k < n``)."""
+    out of one flat list (``0 <= k < n``), from CSR arrays ``(ptr, idx)``."""
 
     __slots__ = ("_flat", "_starts")
 
-    def __init__(self, keys: np.ndarray, values: np.ndarray, n: int) -> None:
-        order = np.argsort(keys, kind="stable")
-        self._flat: list[int] = values[order].tolist()
-        self._starts: list[int] = [0, *np.cumsum(np.bincount(keys, minlength=n)).tolist()]
+    def __init__(self, ptr: np.ndarray, idx: np.ndarray) -> None:
+        self._flat: list[int] = idx.tolist()
+        self._starts: list[int] = ptr.tolist()
 
     def __len__(self) -> int:
         return len(self._starts) - 1
@@ -416,6 +488,128 @@ class _Groups(Sequence[list[int]]):
         """Every group as a list, at once."""
         flat, starts = self._flat, self._starts
         return [flat[a:b] for a, b in zip(starts, starts[1:])]
+
+
+class TraversalArrays(NamedTuple):
+    """An XpG's edges grouped for traversals (numpy, built once by
+    :meth:`ExplanationGraph.csr`): ``one[n]`` is ``n``'s child through its 1-edge (-1: none);
+    ``zero_idx[zero_ptr[n]:zero_ptr[n + 1]]`` are its children through 0-edges, in edge order;
+    ``zero_terminal[n]``: ``n`` is a terminal labelled 0.
+    """
+
+    one: np.ndarray
+    zero_ptr: np.ndarray
+    zero_idx: np.ndarray
+    zero_terminal: np.ndarray  # bool per node: a terminal labelled 0
+
+
+class TraversalViews(NamedTuple):
+    """:class:`TraversalArrays` plus ``node_var`` and ``terminal_value`` as sequences of
+    Python ints (lists or memoryviews), for node-by-node traversals."""
+
+    one: Sequence[int]
+    zero_ptr: Sequence[int]
+    zero_idx: Sequence[int]
+    var: Sequence[int]
+    value: Sequence[int]
+
+
+#: below this many edges the traversal structures are Python lists built by a plain loop
+#: (faster there than numpy's per-call overhead); above, numpy arrays seen through memoryviews
+SMALL_EDGES = 512
+
+
+def _group(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR arrays ``(ptr, idx)`` of ``values`` grouped by ``keys`` (``0 <= key < n``), each
+    group in its original order.  Linear when the keys are sorted or never repeat (trees,
+    binary diagrams); a stable sort otherwise.
+
+    >>> [a.tolist() for a in _group(np.array([2, 0, 2]), np.array([7, 8, 9]), 3)]
+    [[0, 1, 1, 3], [8, 7, 9]]
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    values = np.asarray(values, dtype=np.int64)
+    counts = np.bincount(keys, minlength=n)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    if len(keys) < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return ptr, values
+    if int(counts.max()) <= 1:
+        idx = np.empty(len(keys), dtype=np.int64)
+        idx[ptr[keys]] = values
+        return ptr, idx
+    return ptr, values[np.argsort(keys, kind="stable")]
+
+
+def _traversal_arrays(xg: ExplanationGraph) -> TraversalArrays:
+    n, src, dst, lab = xg.n_nodes, xg.edge_src, xg.edge_dst, xg.edge_label
+    one, n_one = _single_child(src, dst, lab, n)
+    if int(np.count_nonzero(one >= 0)) != n_one:
+        counts = np.bincount(src[lab], minlength=n)
+        node = xg.node_ids[int(counts.argmax())]
+        raise InvalidGraphError(
+            f"node {node!r} has {int(counts.max())} outgoing edges labelled 1 "
+            "(at most 1; run validate())"
+        )
+    zero = ~lab
+    first, n_zero = _single_child(src, dst, zero, n)
+    has = first >= 0
+    if int(np.count_nonzero(has)) == n_zero:  # at most one 0-edge per node (binary graphs)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(has, out=ptr[1:])
+        return TraversalArrays(one, ptr, first[has], xg.terminal_value == 0)
+    return TraversalArrays(one, *_group(src[zero], dst[zero], n), xg.terminal_value == 0)
+
+
+def _single_child(
+    src: np.ndarray, dst: np.ndarray, mask: np.ndarray, n: int
+) -> tuple[np.ndarray, int]:
+    """Per node, the child through one of its edges in ``mask`` (-1: none), and the number
+    of those edges (more edges than nodes with a child: some node has several)."""
+    child = np.full(n + 1, -1, dtype=np.int64)
+    child[np.where(mask, src, n)] = dst  # the other edges all write into the spare last slot
+    return child[:n], int(np.count_nonzero(mask))
+
+
+def _views(xg: ExplanationGraph) -> TraversalViews:
+    if len(xg.edge_src) < SMALL_EDGES:
+        return _small_views(xg)
+    t = xg.csr()
+    arrays = (t.one, t.zero_ptr, t.zero_idx, xg.node_var, xg.terminal_value)
+    return TraversalViews(*(np.ascontiguousarray(a, dtype=np.int64).data for a in arrays))
+
+
+def _small_views(xg: ExplanationGraph) -> TraversalViews:
+    """The views of a small graph as lists, by a plain loop (with the same checks as
+    :func:`_traversal_arrays`)."""
+    n = xg.n_nodes
+    one = [-1] * n
+    zero: list[list[int]] = [[] for _ in range(n)]
+    for s, d, lab in zip(
+        xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist(), strict=True
+    ):
+        if not lab:
+            zero[s].append(d)
+        elif one[s] < 0:
+            one[s] = d
+        else:
+            xg.csr()  # raises the error naming the node
+    ptr = [0] * (n + 1)
+    for i, kids in enumerate(zero):
+        ptr[i + 1] = ptr[i] + len(kids)
+    flat = [c for kids in zero for c in kids]
+    return TraversalViews(one, ptr, flat, xg.node_var_list, xg.terminal_value_list)
+
+
+def _ends_at_zero(xg: ExplanationGraph) -> np.ndarray:
+    one = xg.csr().one
+    nxt = np.where(one < 0, np.arange(xg.n_nodes), one)
+    for _ in range(64):  # pointer doubling: 2**64 exceeds any path
+        further = nxt[nxt]
+        if np.array_equal(further, nxt):
+            return xg.terminal_value[nxt] == 0
+        nxt = further
+    raise InvalidGraphError("the edges labelled 1 form a cycle")
 
 
 @contextmanager

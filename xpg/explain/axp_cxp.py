@@ -121,6 +121,9 @@ def find_cxp(xg: ExplanationGraph, seed: Seed = None) -> tuple[str, ...] | None:
     InvalidSeedError
         When a seed is given that is not a weak CXp.
     """
-    if seed is None and not path_to_zero(xg, xg.tested_vars()):
+    if seed is not None:
+        return xg.names(cxp_from_free(xg, _seed(xg, seed)))
+    path = zero_path(xg, xg.tested_vars())  # one search decides and starts the shrinking
+    if path is None:
         return None
-    return xg.names(cxp_from_free(xg, _seed(xg, seed)))
+    return xg.names(shrink_weak_cxp(xg, zero_edge_vars(xg, path)))

@@ -5,7 +5,13 @@ variable every outgoing edge may be taken; at any other node only the edge
 labelled 1.  The prediction can change iff a terminal labelled 0 is reachable.
 
 All traversals are iterative with a visited array, so a DAG with exponentially
-many paths costs no more than its edges.
+many paths costs no more than its edges.  They run node by node in Python over the
+graph's traversal views (:meth:`ExplanationGraph.views`: lists on small graphs,
+memoryviews of numpy CSR arrays on large ones), which costs only what they visit;
+one that has visited ``PYTHON_BUDGET`` nodes goes on with vectorised frontier passes
+(one numpy step per breadth-first level over :meth:`ExplanationGraph.csr`), which
+cost a few passes over the arrays whatever the graph's size.  Both give the same
+answers.
 
 Examples
 --------
@@ -35,39 +41,129 @@ KR 2021, Alg. 1 (pathToZero).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
+from xpg.core import xpgraph
 from xpg.core.xpgraph import ExplanationGraph
+
+#: node-by-node traversals that have visited this many nodes go on with vectorised
+#: frontier passes (see ``bench/traversal_speed.py`` for the crossover)
+PYTHON_BUDGET = 20_000
 
 
 def _free_flags(xg: ExplanationGraph, free: Iterable[int]) -> bytearray:
-    flags = bytearray(xg.n_vars)
+    """One byte per variable (1: free), plus a last 0 that terminals (variable -1) index."""
+    flags = bytearray(xg.n_vars + 1)
     for v in free:
         flags[v] = 1
     return flags
 
 
+def _children(xg: ExplanationGraph, free: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Children of ``nodes`` through the edges a traversal may take (with repeats)."""
+    t = xg.csr()
+    one = t.one[nodes]
+    one = one[one >= 0]
+    opened = nodes[free[xg.node_var[nodes]] != 0]
+    if not len(opened):
+        return one
+    lo = t.zero_ptr[opened]
+    count = t.zero_ptr[opened + 1] - lo
+    total = int(count.sum())
+    if not total:
+        return one
+    pos = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(total)
+    return np.concatenate([one, t.zero_idx[pos]])
+
+
+def frontier_reach(
+    xg: ExplanationGraph,
+    free: np.ndarray,
+    reached: np.ndarray,
+    frontier: np.ndarray,
+    stop: np.ndarray,
+) -> tuple[bool, list[np.ndarray]]:
+    """Mark in ``reached`` what ``frontier`` (already marked) reaches, one numpy step per level.
+
+    Parameters
+    ----------
+    xg : ExplanationGraph
+    free : array of uint8, one per variable plus a last 0
+    reached : array of uint8 per node, updated in place
+    frontier : array of node indices
+    stop : array of bool per node; reaching one of them ends the search
+
+    Returns
+    -------
+    ok, added : bool, list of arrays
+        ``ok`` is False when a ``stop`` node was reached; ``added`` lists the nodes marked.
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> xg = and_xpg()
+    >>> reached = np.zeros(xg.n_nodes, dtype=np.uint8); reached[xg.root] = 1
+    >>> ok, added = frontier_reach(xg, np.array([1, 0, 0], dtype=np.uint8), reached,
+    ...                            np.array([xg.root]), xg.csr().zero_terminal)
+    >>> ok, [a.tolist() for a in added]
+    (False, [[4, 0]])
+    """
+    added: list[np.ndarray] = []
+    stamp = np.empty(xg.n_nodes, dtype=np.int64)
+    while len(frontier):
+        kids = _children(xg, free, frontier)
+        kids = kids[reached[kids] == 0]
+        if not len(kids):
+            break
+        order = np.arange(len(kids))
+        stamp[kids] = order
+        kids = kids[stamp[kids] == order]  # each node once
+        reached[kids] = 1
+        added.append(kids)
+        if stop[kids].any():
+            return False, added
+        frontier = kids
+    return True, added
+
+
+def _reaches_zero(xg: ExplanationGraph, flags: bytearray) -> bool:
+    """Vectorised Alg. 1."""
+    reached = np.zeros(xg.n_nodes, dtype=np.uint8)
+    reached[xg.root] = 1
+    stop = xg.csr().zero_terminal
+    if stop[xg.root]:
+        return True
+    free = np.frombuffer(flags, dtype=np.uint8)
+    return not frontier_reach(xg, free, reached, np.array([xg.root]), stop)[0]
+
+
 def path_to_zero(xg: ExplanationGraph, free: Iterable[int]) -> bool:
     """Alg. 1: can a terminal labelled 0 be reached when the variables in ``free`` are free?"""
-    return zero_path(xg, free) is not None
+    return _zero_path(xg, _free_flags(xg, free), PYTHON_BUDGET, want_path=False) is not None
 
 
 def zero_path(xg: ExplanationGraph, free: Iterable[int]) -> list[int] | None:
     """A path (list of nodes, root first) to a terminal labelled 0, or ``None``.
 
-    Depth-first, iterative, each node visited at most once.
+    Depth-first, iterative, each node visited at most once.  Past ``PYTHON_BUDGET`` visited
+    nodes, one vectorised pass decides whether there is a path at all (``None`` at once if
+    not), and the depth-first search goes on otherwise, so the path is always the one the
+    depth-first order finds.
     """
-    _, zero, _ = xg.adjacency()
-    one = xg.one_child()
-    flags = _free_flags(xg, free)
-    var = xg.node_var_list
-    value = xg.terminal_value_list
-    parent = [-1] * xg.n_nodes
-    seen = bytearray(xg.n_nodes)
+    return _zero_path(xg, _free_flags(xg, free), PYTHON_BUDGET, want_path=True)
+
+
+def _zero_path(
+    xg: ExplanationGraph, flags: bytearray, budget: int | None, want_path: bool
+) -> list[int] | None:
+    one, zp, zi, var, value = xg.views()
     root = xg.root
-    seen[root] = 1
+    parent = {root: -1}  # also the visited set
     stack = [root]
+    left = -1 if budget is None else budget
     while stack:
         n = stack.pop()
         if value[n] == 0:
@@ -79,23 +175,28 @@ def zero_path(xg: ExplanationGraph, free: Iterable[int]) -> list[int] | None:
         if v < 0:
             continue
         c = one[n]
-        if c >= 0 and not seen[c]:
-            seen[c] = 1
+        if c >= 0 and c not in parent:
             parent[c] = n
             stack.append(c)
         if flags[v]:
-            for c in zero[n]:
-                if not seen[c]:
-                    seen[c] = 1
+            for k in range(zp[n], zp[n + 1]):
+                c = zi[k]
+                if c not in parent:
                     parent[c] = n
                     stack.append(c)
+        left -= 1
+        if left == 0:  # a large search: let numpy say whether it can succeed
+            if not _reaches_zero(xg, flags):
+                return None
+            if not want_path:
+                return [root]
     return None
 
 
 def zero_edge_vars(xg: ExplanationGraph, path: list[int]) -> set[int]:
     """Variables whose 0-edges a path takes: freeing exactly these makes the path reachable."""
-    one = xg.one_child()
-    var = xg.node_var_list
+    views = xg.views()
+    one, var = views.one, views.var
     return {var[p] for p, c in zip(path, path[1:]) if c != one[p]}
 
 
@@ -199,65 +300,135 @@ class IncrementalReach:
     ``try_free(v)`` frees ``v`` if that keeps every 0-terminal unreachable and says whether it
     did; a refused attempt is undone at the cost of what it explored.  Committed work is
     linear in the edges over all calls, which makes deletion-based AXp extraction fast.
+
+    The reached nodes testing each fixed variable are kept per variable, so an attempt costs
+    what it explores, not the size of the graph.  An attempt stops at the first node whose
+    path of 1-edges ends at a 0-terminal (:meth:`ExplanationGraph.ends_at_zero`, computed
+    once the attempts have explored ``n_nodes / 64`` nodes); one that explores more than
+    ``budget`` nodes goes on with vectorised frontier passes (:func:`frontier_reach`).
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> reach = IncrementalReach(and_xpg(), [])
+    >>> reach.hits_zero, reach.try_free(0), reach.try_free(1)
+    (False, False, False)
     """
 
-    def __init__(self, xg: ExplanationGraph, free: Iterable[int]) -> None:
+    def __init__(
+        self, xg: ExplanationGraph, free: Iterable[int], budget: int | None = None
+    ) -> None:
         self._xg = xg
-        _, self._zero, self._by_var = xg.adjacency()
-        self._one = xg.one_child()
-        self._var = xg.node_var_list
-        self._value = xg.terminal_value_list
+        self._views = xg.views()
+        self._budget = PYTHON_BUDGET if budget is None else budget
         self.free = _free_flags(xg, free)
         self.reached = bytearray(xg.n_nodes)
-        self.hits_zero = not self._explore([xg.root], initial=True)
+        self._waiting: dict[int, list[int]] = {}  # fixed variable -> reached nodes testing it
+        self._stop, self._stop_array = _zero_flags(xg)
+        self._explored = 0
+        self._shortcut_after = max(4096, xg.n_nodes // 64)
+        if xg.has_ends_at_zero():
+            self._use_shortcut()
+        self.hits_zero = not self._explore([xg.root])
 
-    def _explore(self, starts: list[int], initial: bool = False) -> bool:
+    def _use_shortcut(self) -> None:
+        """From now on stop at nodes whose 1-path ends at a 0-terminal (also exact)."""
+        ends = self._xg.ends_at_zero()
+        self._stop_array = ends
+        self._stop = ends.view(np.uint8).data
+        self._shortcut_after = -1
+
+    def _explore(self, starts: list[int]) -> bool:
         """Mark what ``starts`` reach; on reaching a 0-terminal undo this call and return False."""
-        reached, one, zero, var, value, free = (
-            self.reached,
-            self._one,
-            self._zero,
-            self._var,
-            self._value,
-            self.free,
-        )
+        reached, stop, free = self.reached, self._stop, self.free
+        one, zp, zi, var, _ = self._views
         added: list[int] = []
         stack: list[int] = []
+        waiting: list[int] = []
         for s in starts:
             if not reached[s]:
+                if stop[s]:
+                    return self._undo(added)
                 reached[s] = 1
                 added.append(s)
                 stack.append(s)
         while stack:
+            if len(added) > self._budget:
+                return self._explore_arrays(stack, added, waiting)
             n = stack.pop()
-            if value[n] == 0:
-                if not initial:
-                    for a in added:
-                        reached[a] = 0
-                return False
             v = var[n]
             if v < 0:
                 continue
             c = one[n]
             if c >= 0 and not reached[c]:
+                if stop[c]:
+                    return self._undo(added)
                 reached[c] = 1
                 added.append(c)
                 stack.append(c)
             if free[v]:
-                for c in zero[n]:
+                for k in range(zp[n], zp[n + 1]):
+                    c = zi[k]
                     if not reached[c]:
+                        if stop[c]:
+                            return self._undo(added)
                         reached[c] = 1
                         added.append(c)
                         stack.append(c)
+            else:
+                waiting.append(n)
+        self._commit(waiting)
+        return True
+
+    def _undo(self, added: Sequence[int]) -> bool:
+        reached = self.reached
+        for a in added:
+            reached[a] = 0
+        self._explored += len(added)
+        if 0 <= self._shortcut_after < self._explored:
+            self._use_shortcut()
+        return False
+
+    def _commit(self, waiting: Iterable[int]) -> None:
+        var = self._views.var
+        for n in waiting:
+            self._waiting.setdefault(var[n], []).append(n)
+
+    def _explore_arrays(self, stack: list[int], added: list[int], waiting: list[int]) -> bool:
+        """Go on from ``stack`` (marked, not yet expanded) with vectorised frontier passes."""
+        xg = self._xg
+        reached = np.frombuffer(self.reached, dtype=np.uint8)
+        free = np.frombuffer(self.free, dtype=np.uint8)
+        frontier = np.asarray(stack, dtype=np.int64)
+        ok, more = frontier_reach(xg, free, reached, frontier, self._stop_array)
+        new = np.concatenate([frontier, *more])
+        if not ok:
+            reached[new] = 0
+            return self._undo(added)
+        var = xg.node_var[new]
+        fixed = new[(var >= 0) & (free[var] == 0)]
+        self._commit([*waiting, *fixed.tolist()])
         return True
 
     def try_free(self, v: int) -> bool:
         """Free ``v`` unless that makes a 0-terminal reachable; True when ``v`` is now free."""
         if self.free[v]:
             return True
-        starts = [c for n in self._by_var[v] if self.reached[n] for c in self._zero[n]]
+        zp, zi = self._views.zero_ptr, self._views.zero_idx
+        starts = [zi[k] for n in self._waiting.get(v, ()) for k in range(zp[n], zp[n + 1])]
         self.free[v] = 1
         if self._explore(starts):
+            self._waiting.pop(v, None)
             return True
         self.free[v] = 0
         return False
+
+
+def _zero_flags(xg: ExplanationGraph) -> tuple[Sequence[int], np.ndarray]:
+    """Per node, 1 for a terminal labelled 0: as a sequence (a bytearray, or a memoryview on
+    large graphs) and as a bool array sharing its memory."""
+    if len(xg.edge_src) < xpgraph.SMALL_EDGES:
+        flags = bytearray(v == 0 for v in xg.terminal_value_list)
+        return flags, np.frombuffer(flags, dtype=bool)
+    array = xg.csr().zero_terminal
+    return array.view(np.uint8).data, array
