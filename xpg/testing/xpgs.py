@@ -179,11 +179,16 @@ def antichain_xpg(depth: int, distance: int | None = None) -> ExplanationGraph:
 
     Every node of level ``l`` tests variable ``x<l>``; the instance sets every variable to
     1 (1-edges follow it).  A leaf is a 0-terminal iff its path takes exactly ``distance``
-    0-edges (default ``depth // 2``): the leaves at that Hamming distance from the instance.
-    The CXps are then the ``C(depth, distance)`` sets of ``distance`` variables, an
-    antichain with one member per 0-terminal, and every variable is in some CXp (when
-    ``0 < distance <= depth``).  Nodes are numbered in heap order (children of ``k``:
-    ``2k + 1`` by the 0-edge, ``2k + 2`` by the 1-edge), built with numpy.
+    0-edges (default ``depth // 2``, at least 1): the leaves at that Hamming distance from
+    the instance.  The CXps are then the ``C(depth, distance)`` sets of ``distance``
+    variables, an antichain with one member per 0-terminal, and every variable is in some
+    CXp.  Nodes are numbered in heap order (children of ``k``: ``2k + 1`` by the 0-edge,
+    ``2k + 2`` by the 1-edge), built with numpy.
+
+    Raises
+    ------
+    ValueError
+        Unless ``0 < distance <= depth`` (the instance's own leaf must predict 1).
 
     Examples
     --------
@@ -191,7 +196,11 @@ def antichain_xpg(depth: int, distance: int | None = None) -> ExplanationGraph:
     >>> xg.n_nodes, int((xg.terminal_value == 0).sum()), xg.is_tree()
     (31, 6, True)
     """
-    distance = depth // 2 if distance is None else distance
+    distance = max(1, depth // 2) if distance is None else distance
+    if not 0 < distance <= depth:
+        raise ValueError(
+            f"antichain_xpg: expected 0 < distance <= depth, found {distance} and {depth}"
+        )
     n_inner = 2**depth - 1
     n = 2 * n_inner + 1
     level = np.zeros(n, dtype=np.int64)
