@@ -37,50 +37,45 @@ from xpg.core.xpgraph import ExplanationGraph
 
 _DFS_EDGES = 4096  # below this, a Python depth-first pass beats numpy's fixed costs
 _OP_COST = 128  # the interpreter's cost of one bitset operation, in machine words
+_SCAN_COST = 32  # the interpreter's cost of testing one kept mask directly, likewise
 
 
 class _KeptIndex:
-    """The kept masks, with per variable the bitset of the ids of kept masks holding it."""
+    """Per variable, the bitset of the ids of the kept masks that do NOT hold it.
+
+    Built lazily (:meth:`sync`) from the list of kept masks, so a family that never needs
+    it (an antichain, or few kept masks) never pays for it.
+    """
 
     def __init__(self) -> None:
-        self.masks: list[int] = []
-        self.universe = 0  # union of the kept masks
-        self._bytes: dict[int, bytearray] = {}  # variable -> ids, one bit each (little end)
-        self._spare: dict[int, int] = {}  # variable -> ids of kept masks WITHOUT it
+        self.count = 0  # kept masks indexed so far
+        self._bytes: dict[int, bytearray] = {}  # variable -> ids holding it, one bit each
+        self._spare: dict[int, int] = {}
         self._all = 0
 
-    def add(self, group: list[int]) -> None:
-        """Keep every mask of ``group`` (none contains another)."""
-        if not group:
+    def sync(self, kept: list[int]) -> None:
+        """Index the masks of ``kept`` added since the last call."""
+        if self.count == len(kept):
             return
-        size = (len(self.masks) + len(group)) // 8 + 1
-        touched: set[int] = set()
-        for j, m in enumerate(group, start=len(self.masks)):
-            self.universe |= m
+        size = len(kept) // 8 + 1
+        for j in range(self.count, len(kept)):
+            m = kept[j]
             while m:
                 low = m & -m
-                v = low.bit_length() - 1
-                bits = self._bytes.get(v)
-                if bits is None:
-                    bits = self._bytes[v] = bytearray()
+                bits = self._bytes.setdefault(low.bit_length() - 1, bytearray())
                 if len(bits) < size:
                     bits.extend(bytes(size - len(bits)))
                 bits[j >> 3] |= 1 << (j & 7)
-                touched.add(v)
                 m ^= low
-        self.masks += group
-        self._all = (1 << len(self.masks)) - 1
-        for v in self._bytes:  # every complement changes when ids are added
-            self._spare[v] = self._all ^ int.from_bytes(self._bytes[v], "little")
+        self.count = len(kept)
+        self._all = (1 << self.count) - 1
+        for v, bits in self._bytes.items():  # every complement changes when ids are added
+            self._spare[v] = self._all ^ int.from_bytes(bits, "little")
 
-    def words(self) -> int:
-        """Machine words of one bitset over the kept ids (the unit of work)."""
-        return len(self.masks) // 64 + 1
-
-    def has_subset(self, m: int) -> tuple[bool, int]:
-        """Is some kept mask a subset of ``m``?  Also the bitset operations it took."""
+    def has_subset(self, m: int, outside: int) -> tuple[bool, int]:
+        """Is some kept mask inside ``m``?  ``outside``: the kept variables not in ``m``.
+        Also the bitset operations it took."""
         alive = self._all
-        outside = self.universe & ~m
         ops = 0
         spare = self._spare
         while outside:
@@ -93,18 +88,57 @@ class _KeptIndex:
         return alive != 0, ops
 
 
+def _scan(kept: list[int], group: list[int], budget: float) -> tuple[list[int], int] | None:
+    """The masks of ``group`` containing no kept mask, by testing every kept mask; also
+    the work it took (``None`` beyond ``budget``)."""
+    survivors = []
+    work = 0
+    for m in group:
+        for k in kept:
+            if k & m == k:
+                break
+        else:
+            survivors.append(m)
+        work += (len(kept) + 1) * _SCAN_COST
+        if work > budget:
+            return None
+    return survivors, work
+
+
+def _bitsets(
+    index: _KeptIndex, universe: int, group: list[int], budget: float
+) -> tuple[list[int], int] | None:
+    """As :func:`_scan`, with the per-variable bitsets of ``index``."""
+    cost = index.count // 64 + 1 + _OP_COST
+    survivors = []
+    work = 0
+    for m in group:
+        inside, ops = index.has_subset(m, universe & ~m)
+        work += (ops + 1) * cost
+        if work > budget:
+            return None
+        if not inside:
+            survivors.append(m)
+    return survivors, work
+
+
 def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int] | None:
     """The subset-minimal sets among bit masks, fewest bits first (ties by value).
+
+    Masks are taken by size; each size group is tested against the masks kept from the
+    smaller groups, by a direct scan while they are few, by per-variable bitsets of
+    kept-mask ids (the kept masks inside ``m`` are those holding no variable outside ``m``)
+    when that is cheaper.
 
     Parameters
     ----------
     masks : iterable of int
         Non-negative bit masks (duplicates allowed).
     max_work : int, optional
-        Give up (return ``None``) once the subset tests have cost more than this much work:
-        each test of a candidate costs, per bitset operation (one per variable outside the
-        candidate, plus one), 128 units plus one per machine word of the bitset; a unit is
-        about a nanosecond.
+        Give up (return ``None``) once the subset tests have cost more than this much work,
+        in units of about a nanosecond: a scan costs 32 units per kept mask tested, a
+        bitset test 128 units plus one per machine word of the bitset, per variable
+        outside the candidate (plus one test).
 
     Returns
     -------
@@ -121,27 +155,29 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
     groups: dict[int, set[int]] = {}
     for m in masks:
         groups.setdefault(m.bit_count(), set()).add(m)
+    kept: list[int] = []
+    universe = 0  # union of the kept masks
     index = _KeptIndex()
-    pending: list[int] = []  # the last group kept, indexed only if a larger group follows
-    work = 0
+    left = float("inf") if max_work is None else max_work
     for size in sorted(groups):
         group = sorted(groups[size])
-        index.add(pending)
-        if index.masks:
-            cost = index.words() + _OP_COST
-            survivors = []
-            for m in group:
-                inside, ops = index.has_subset(m)
-                work += (ops + 1) * cost
-                if max_work is not None and work > max_work:
-                    return None
-                if not inside:
-                    survivors.append(m)
-            group = survivors
+        if kept:
+            outside = universe.bit_count() - size + 1  # bitset operations per test, at most
+            if len(kept) * _SCAN_COST <= outside * (len(kept) // 64 + 1 + _OP_COST):
+                tested = _scan(kept, group, left)
+            else:
+                index.sync(kept)
+                tested = _bitsets(index, universe, group, left)
+            if tested is None:
+                return None
+            group, work = tested
+            left -= work
         if size == 0:  # the empty set is inside every other mask
             return group
-        pending = group
-    return index.masks + pending
+        kept += group
+        for m in group:
+            universe |= m
+    return kept
 
 
 def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | None:
