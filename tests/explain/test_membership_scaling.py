@@ -25,7 +25,7 @@ from xpg import ExplanationGraph
 from xpg.explain.masks import minimal_masks, tree_zero_masks
 from xpg.explain.membership import MembershipQueries, is_member, membership_route
 from xpg.explain.relevance import classify_features
-from xpg.explain.tree_xpg import tree_cxp_masks, tree_cxps
+from xpg.explain.tree_xpg import tree_cxp_masks, tree_cxps, tree_singleton_cxps
 from xpg.testing import Oracle, antichain_xpg, random_cases, random_dg_xpgs, random_xpg
 
 
@@ -61,10 +61,13 @@ def random_family(rng: random.Random) -> list[int]:
     return small + [m | rng.getrandbits(n) for m in small]
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_minimal_masks_against_brute_force(seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(1000):
+@pytest.mark.parametrize("method", [None, "scan", "pairwise", "bitsets"])
+def test_minimal_masks_against_brute_force(method: str | None, monkeypatch) -> None:
+    """Each subset test (forced for every group, or chosen by cost) on 1500 families."""
+    if method is not None:
+        monkeypatch.setattr(xpg.explain.masks, "_method", lambda *_: method)
+    rng = random.Random(str(method))
+    for _ in range(1500):
         masks = random_family(rng)
         expected = brute_minimal(masks)
         assert minimal_masks(masks) == expected, masks
@@ -197,3 +200,11 @@ def test_antichain_family(depth: int) -> None:
         result = classify_features(xg, route=route)  # type: ignore[arg-type]
         assert result.irrelevant == ()
         assert result.necessary == (tuple(xg.var_names) if depth == 2 else ())
+
+
+def test_tree_singleton_cxps_are_the_necessary_features() -> None:
+    rng = random.Random(9)
+    cases = random_cases(rng, True, 100, max_vars=8, max_internal=30)
+    cases += [(xg, Oracle.of_xpg(xg)) for xg in random_dg_xpgs(rng, "tree", 50)]
+    for xg, truth in cases:
+        assert set(xg.names(tree_singleton_cxps(xg))) == truth.necessary()

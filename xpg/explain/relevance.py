@@ -75,6 +75,7 @@ from xpg.explain.marco import Enumerator, Explanation
 from xpg.explain.masks import minimal_masks, tree_zero_masks
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
 from xpg.explain.reach import path_to_zero
+from xpg.explain.tree_xpg import tree_singleton_cxps
 from xpg.solvers.sat import MembershipOracle
 
 FeatureClass = Literal["necessary", "relevant", "irrelevant"]
@@ -208,8 +209,7 @@ def _tree_classes(
     Returns (necessary, members, route choice, SAT calls, explanations enumerated)."""
     tested = xg.tested_vars()
     edges = len(xg.edge_src)
-    necessary = {v for v in tested if path_to_zero(xg, [v])}
-    members = set(necessary)
+    members: set[int] = set()
     found = 0
     if edges >= _LIST_FIRST_EDGES:
         found = _deletion_members(xg, members, _LIST_SECONDS_PER_EDGE * edges)
@@ -218,6 +218,7 @@ def _tree_classes(
                 f"the explanation graph is a tree: {found} AXps found by deletion (no SAT "
                 f"call) hold every tested feature, before listing its CXps (Prop. 6)"
             )
+            necessary = set(tree_singleton_cxps(xg))
             return necessary, members, RouteChoice("tree-polynomial", reason), 0, 0
     candidates = tree_zero_masks(xg)
     assert candidates is not None  # no limit was given
@@ -228,7 +229,10 @@ def _tree_classes(
         f"{len(candidates)} distinct candidate CXps"
     )
     if masks is None:
-        members, sat_calls, enumerated = _sat_route_members(xg, members, strategy, solver)
+        necessary = set(tree_singleton_cxps(xg))
+        members, sat_calls, enumerated = _sat_route_members(
+            xg, members | necessary, strategy, solver
+        )
         reason = (
             f"the explanation graph is a tree, but its {counts}, and filtering out their "
             f"supersets needs more than the budget of {budget} work units; after {found} "
@@ -241,6 +245,7 @@ def _tree_classes(
     reason = f"the explanation graph is a tree: its {counts}, filtered to {len(masks)} CXps"
     if forced:
         reason = f"route forced by the caller; {reason}"
+    necessary = {m.bit_length() - 1 for m in masks if m.bit_count() == 1}
     members = {v for v in range(xg.n_vars) if union >> v & 1}
     return necessary, members, RouteChoice("tree-polynomial", f"{reason} (Prop. 6)"), 0, 0
 
