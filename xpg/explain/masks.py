@@ -278,10 +278,10 @@ def _jump_zero_masks(xg: ExplanationGraph) -> list[int]:
         acc |= acc[anc]
         anc = up
     zeros = np.flatnonzero((xg.terminal_value == 0) & (anc == root))  # reached from the root
-    rows = np.unique(acc[zeros], axis=0)
-    if words == 1:
-        out: list[int] = rows[:, 0].tolist()
+    if words == 1:  # a 1-D unique is several times faster than rows
+        out: list[int] = np.unique(acc[zeros, 0]).tolist()
         return out
+    rows = np.unique(acc[zeros], axis=0)
     return [int.from_bytes(r.astype("<u8").tobytes(), "little") for r in rows]
 
 
