@@ -24,10 +24,27 @@ Graphs:
 Writes ``membership_speed.csv`` (one row per instance) and, when matplotlib is installed,
 ``membership_speed.png`` into ``--out``; prints one line per graph.
 
+Scaling of the tree route (``--part scaling``; ``--part all``, the default, runs both): on
+trees only, every feature's membership (:class:`~xpg.explain.membership.MembershipQueries`,
+one query per feature on one object) and :func:`~xpg.explain.relevance.classify_features`,
+each with the tree route forced, the SAT route forced, and the dispatcher, best of
+``--repeat`` runs interleaved (route after route, run after run).  Trees:
+
+* ``antichain``: :func:`xpg.testing.antichain_xpg` at depth 14, 16, 18: a complete tree whose
+  0-terminals are the leaves at Hamming distance depth/2 from the instance, so the
+  ``C(depth, depth/2)`` CXps form an antichain (the worst case of the old quadratic
+  superset filter);
+* ``tree-random``: random decision trees of depth 12, 14, 16 over 60 and over 200 boolean
+  features (:func:`random_boolean_tree`).
+
+Answers must agree across routes (else the script fails).  Writes
+``membership_scaling.csv`` and prints one line per tree with the ratios to the SAT route.
+
 Usage::
 
     python bench/membership/membership_speed.py --quick
     python bench/membership/membership_speed.py --instances 3 --timeout 60
+    python bench/membership/membership_speed.py --part scaling --repeat 3
 
 References
 ----------
@@ -62,6 +79,7 @@ from xpg.explain.membership import MembershipQueries
 from xpg.explain.relevance import classify_features
 from xpg.explain.smallest import smallest_axp
 from xpg.io.atomic import write_text_atomic
+from xpg.testing import antichain_xpg
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("spambase", "adult", "dna")  # files pmlb/<name>.tsv.gz, target column last
@@ -271,7 +289,7 @@ def measure(xg: ExplanationGraph, timeout: float) -> dict[str, Any]:
     )
 
 
-def write_csv(path: Path, rows: list[Row]) -> None:
+def write_csv(path: Path, rows: list[Any]) -> None:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(asdict(rows[0])))
     writer.writeheader()
@@ -316,6 +334,134 @@ def write_plot(path: Path, rows: list[Row]) -> bool:
     return True
 
 
+# -- scaling of the tree route ---------------------------------------------------------------
+ROUTES = ("tree-polynomial", "sat", None)  # forced tree, forced SAT, the dispatcher
+
+
+@dataclass
+class ScalingRow:
+    family: str
+    graph: str
+    size: int  # depth
+    nodes: int
+    features: int
+    zero_paths: int  # paths to 0-terminals (one per 0-terminal on a tree)
+    instance: int
+    member_route: str  # the dispatcher's route
+    classify_route: str
+    member_tree_s: float
+    member_sat_s: float
+    member_auto_s: float
+    classify_tree_s: float
+    classify_sat_s: float
+    classify_auto_s: float
+    members: int
+    repeat: int
+
+
+def scaling_trees(
+    depths: list[int], antichain_depths: list[int], instances: int, seed: int
+) -> Iterator[tuple[str, str, int, int, ExplanationGraph]]:
+    for depth in antichain_depths:
+        yield "antichain", f"complete-{depth}", depth, 0, antichain_xpg(depth)
+    rng = random.Random(seed)
+    for n_features in (60, 200):
+        for depth in depths:
+            dg = random_boolean_tree(rng, n_features, depth)
+            for k in range(instances):
+                point = [rng.randint(0, 1) for _ in range(n_features)]
+                yield (
+                    "tree-random",
+                    f"boolean-{n_features}",
+                    depth,
+                    k,
+                    (ExplanationGraph.from_decision_graph(dg, point)),
+                )
+
+
+def _member_all(xg: ExplanationGraph, route: Any) -> tuple[str, frozenset[str]]:
+    with MembershipQueries(xg, route=route) as queries:
+        members = frozenset(n for n in xg.var_names if queries.is_member(n).member)
+        return queries.choice.route, members
+
+
+def _classify(xg: ExplanationGraph, route: Any) -> tuple[str, tuple[Any, ...]]:
+    result = classify_features(xg, route=route)
+    return result.route, (result.necessary, result.relevant, result.irrelevant)
+
+
+def measure_scaling(xg: ExplanationGraph, repeat: int) -> dict[str, Any]:
+    """Best of ``repeat`` interleaved runs of each (operation, route); answers must agree."""
+    best: dict[tuple[str, Any], float] = {}
+    answers: dict[str, set[Any]] = {"member": set(), "classify": set()}
+    chosen: dict[str, str] = {}
+    for _ in range(repeat):
+        for op, run in (("member", _member_all), ("classify", _classify)):
+            for route in ROUTES:
+                start = time.perf_counter()
+                taken, answer = run(xg, route)
+                elapsed = time.perf_counter() - start
+                best[op, route] = min(elapsed, best.get((op, route), float("inf")))
+                answers[op].add(answer)
+                if route is None:
+                    chosen[op] = taken
+    if len(answers["member"]) != 1 or len(answers["classify"]) != 1:
+        raise RuntimeError("the routes disagree")
+    (members,) = answers["member"]
+    return dict(
+        member_route=chosen["member"],
+        classify_route=chosen["classify"],
+        member_tree_s=best["member", "tree-polynomial"],
+        member_sat_s=best["member", "sat"],
+        member_auto_s=best["member", None],
+        classify_tree_s=best["classify", "tree-polynomial"],
+        classify_sat_s=best["classify", "sat"],
+        classify_auto_s=best["classify", None],
+        members=len(members),
+        repeat=repeat,
+    )
+
+
+def run_scaling(args: argparse.Namespace) -> list[ScalingRow]:
+    depths = [8, 10] if args.quick else [12, 14, 16]
+    antichain = [6, 8, 10] if args.quick else [14, 16, 18]
+    instances = 1 if args.quick else args.instances
+    header = (
+        f"{'family':<12}{'graph':<14}{'size':>5}{'nodes':>8}{'0-paths':>8}{'route m/c':>10}"
+        f"{'member tree':>12}{'sat':>8}{'auto':>8}{'t/s':>6}{'a/s':>6}"
+        f"{'classify tree':>14}{'sat':>8}{'auto':>8}{'t/s':>6}{'a/s':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    rows: list[ScalingRow] = []
+    for family, name, size, k, xg in scaling_trees(depths, antichain, instances, args.seed):
+        zero_paths = int((xg.terminal_value == 0).sum())
+        m = measure_scaling(xg, args.repeat)
+        row = ScalingRow(family, name, size, xg.n_nodes, xg.n_vars, zero_paths, k, **m)
+        rows.append(row)
+        short = {"tree-polynomial": "T", "sat": "S"}
+        print(
+            f"{family:<12}{name:<14}{size:>5}{xg.n_nodes:>8}{zero_paths:>8}"
+            f"{short[row.member_route] + '/' + short[row.classify_route]:>10}"
+            f"{row.member_tree_s:>12.4f}{row.member_sat_s:>8.4f}{row.member_auto_s:>8.4f}"
+            f"{_ratio(row.member_tree_s, row.member_sat_s):>6}"
+            f"{_ratio(row.member_auto_s, row.member_sat_s):>6}"
+            f"{row.classify_tree_s:>14.4f}{row.classify_sat_s:>8.4f}{row.classify_auto_s:>8.4f}"
+            f"{_ratio(row.classify_tree_s, row.classify_sat_s):>6}"
+            f"{_ratio(row.classify_auto_s, row.classify_sat_s):>6}",
+            flush=True,
+        )
+    print(
+        f"\nbest of {args.repeat} interleaved runs (s); member: every feature's membership on "
+        "one MembershipQueries; classify: classify_features; tree / sat: route forced, auto: "
+        "the dispatcher (route m/c: its route for member / classify, T tree-polynomial, S "
+        "sat); t/s, a/s: time of the forced tree route / dispatcher over the SAT route"
+    )
+    write_csv(args.out / "membership_scaling.csv", rows)
+    print(f"wrote {args.out / 'membership_scaling.csv'}")
+    return rows
+
+
 def _ratio(a: float, b: float) -> str:
     r = a / b
     return f"{r:.1f}" if r >= 1 else f"{r:.2f}"
@@ -330,12 +476,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="enumeration budget (s)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="small graphs, short budget")
+    parser.add_argument(
+        "--part",
+        choices=("all", "speed", "scaling"),
+        default="all",
+        help="speed: membership against enumeration; scaling: routes on trees (default: both)",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (scaling)")
     args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.part in ("all", "speed"):
+        run_speed(args)
+    if args.part in ("all", "scaling"):
+        print()
+        run_scaling(args)
+    return 0
+
+
+def run_speed(args: argparse.Namespace) -> None:
     depths = [6, 8] if args.quick else [6, 8, 10, 12]
     sizes = [50, 100] if args.quick else [50, 100, 200, 500]
     instances = 1 if args.quick else args.instances
     timeout = min(args.timeout, 5.0) if args.quick else args.timeout
-    args.out.mkdir(parents=True, exist_ok=True)
 
     rows: list[Row] = []
     header = (
@@ -377,7 +539,6 @@ def main(argv: list[str] | None = None) -> int:
         "iters: hitting sets of smallest_axp, IHS it: with the implicit hitting-set loop forced"
     )
     print(f"wrote {args.out / 'membership_speed.csv'}" + (" and the PNG plot" if plotted else ""))
-    return 0
 
 
 if __name__ == "__main__":

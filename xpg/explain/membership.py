@@ -4,12 +4,17 @@ A feature is in some AXp iff it is in some CXp (Prop. 1 of the core paper), so b
 of query have the same answer; they differ by the witness returned.  The route is chosen in
 one place, :func:`membership_route`:
 
-* ``"tree-polynomial"`` when the XpG is a tree: all CXps are listed in polynomial time
-  (Prop. 6, :mod:`xpg.explain.tree_xpg`) and membership is read off the list (Prop. 9);
-* ``"sat"`` otherwise: one SAT call on "some weak AXp ``S`` contains the feature and
-  ``S`` minus the feature is not a weak AXp" (Prop. 8, :class:`xpg.solvers.sat.MembershipOracle`).
-  By monotonicity of the XpG function every AXp inside such an ``S`` contains the feature,
-  so deletion inside ``S`` gives the witness.
+* ``"tree-polynomial"`` when the XpG is a tree and its CXps are cheap to list: one
+  candidate per path to a 0-terminal (Prop. 6, :mod:`xpg.explain.tree_xpg`), supersets
+  filtered out (:func:`xpg.explain.masks.minimal_masks`), and membership is read off the
+  list (Prop. 9).  Collecting the candidates is one linear pass; the filter's work is
+  counted and bounded by a budget proportional to the edges (a fraction of what building
+  the SAT encoding costs), so the tree route never costs much more than the SAT route;
+* ``"sat"`` otherwise (a DAG, or a tree whose filter exceeds the budget): one SAT call on
+  "some weak AXp ``S`` contains the feature and ``S`` minus the feature is not a weak AXp"
+  (Prop. 8, :class:`xpg.solvers.sat.MembershipOracle`).  By monotonicity of the XpG
+  function every AXp inside such an ``S`` contains the feature, so deletion inside ``S``
+  gives the witness.
 
 Examples
 --------
@@ -29,7 +34,7 @@ KR 2021, Def. 1 (membership), Prop. 1 (AXp/CXp membership coincide), Props. 6, 8
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -38,6 +43,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free
 from xpg.explain.marco import ExplanationKind
+from xpg.explain.masks import minimal_masks, tree_zero_masks
 from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
 from xpg.solvers.lifecycle import SolverOwner
 from xpg.solvers.sat import MembershipOracle
@@ -45,6 +51,11 @@ from xpg.solvers.sat import MembershipOracle
 Route = Literal["tree-polynomial", "sat"]
 ROUTES: tuple[str, ...] = get_args(Route)
 KINDS: tuple[str, ...] = get_args(ExplanationKind)
+# Budget of the tree route's superset filter, in work units of about a nanosecond (see
+# filter_budget): building the SAT encoding costs 1-4 microseconds per edge (measured), so the
+# filter never costs much more than the SAT route it replaces.
+FILTER_WORK_PER_EDGE = 1000
+FILTER_WORK_BASE = 2_000_000
 
 
 def check_kind(kind: str) -> None:
@@ -55,33 +66,96 @@ def check_kind(kind: str) -> None:
 
 @dataclass(frozen=True)
 class RouteChoice:
-    """The route a query takes and why."""
+    """The route a query takes and why.
+
+    Attributes
+    ----------
+    route : {"tree-polynomial", "sat"}
+    reason : str
+        Which property or count decided.
+    cxp_masks : tuple of int or None
+        The CXps as bit masks (smallest first) when the dispatcher already listed them.
+    """
 
     route: Route
     reason: str
+    cxp_masks: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
 
 
-def membership_route(xg: ExplanationGraph, kind: ExplanationKind = "axp") -> RouteChoice:
-    """The dispatcher: which route a membership query on ``xg`` takes, and why.
+def filter_budget(xg: ExplanationGraph) -> int:
+    """The work the tree route's superset filter may spend on ``xg`` before the dispatcher
+    prefers the SAT route: :data:`FILTER_WORK_PER_EDGE` per edge plus
+    :data:`FILTER_WORK_BASE`, in units of :func:`xpg.explain.masks.minimal_masks`'s
+    ``max_work`` (about a nanosecond each).
 
-    ``"tree-polynomial"`` exactly when the XpG is a tree, ``"sat"`` otherwise.  The kind of
-    explanation does not change the route (Prop. 1: the answers coincide).
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> filter_budget(and_xpg()) == FILTER_WORK_BASE + 4 * FILTER_WORK_PER_EDGE
+    True
     """
-    check_kind(kind)
+    return FILTER_WORK_PER_EDGE * len(xg.edge_src) + FILTER_WORK_BASE
+
+
+def _not_a_tree(xg: ExplanationGraph) -> RouteChoice | None:
     indeg = np.bincount(xg.edge_dst, minlength=xg.n_nodes)
     shared = np.flatnonzero(indeg > 1)
     if not len(shared):
-        return RouteChoice(
-            "tree-polynomial",
-            "the explanation graph is a tree: its CXps are listed in polynomial time "
-            "(Prop. 6) and membership is read off them (Prop. 9)",
-        )
+        return None
     node = xg.node_ids[int(shared[0])]
     return RouteChoice(
         "sat",
         f"the explanation graph is not a tree (node {node!r} has {int(indeg[shared[0]])} "
         "parents): one SAT call decides membership (Prop. 8)",
     )
+
+
+def tree_choice(xg: ExplanationGraph) -> RouteChoice:
+    """The dispatcher on a tree XpG: list the CXps within :func:`filter_budget`, or take
+    the SAT route, saying which count decided."""
+    paths = int(np.count_nonzero(xg.terminal_value == 0))
+    found = tree_zero_masks(xg)
+    assert found is not None  # no limit was given
+    budget = filter_budget(xg)
+    masks = minimal_masks(found, max_work=budget)
+    counts = f"{paths} paths to 0-terminals give {len(found)} distinct candidate CXps"
+    if masks is None:
+        return RouteChoice(
+            "sat",
+            f"the explanation graph is a tree, but its {counts}, and filtering out their "
+            f"supersets needs more than the budget of {budget} work units (about as many "
+            "nanoseconds); one SAT call decides membership (Prop. 8)",
+        )
+    return RouteChoice(
+        "tree-polynomial",
+        f"the explanation graph is a tree: its {counts}, filtered to {len(masks)} CXps within "
+        f"the budget of {budget} work units (Prop. 6); membership is read off them (Prop. 9)",
+        tuple(masks),
+    )
+
+
+def membership_route(xg: ExplanationGraph, kind: ExplanationKind = "axp") -> RouteChoice:
+    """The dispatcher: which route a membership query on ``xg`` takes, and why.
+
+    ``"sat"`` when the XpG is not a tree.  On a tree the candidate CXps are collected in one
+    linear pass and filtered within :func:`filter_budget`: ``"tree-polynomial"`` (the listed
+    CXps travel in :attr:`RouteChoice.cxp_masks`) when the filter finishes within it,
+    ``"sat"`` beyond it.  The reason names the counts that decided.  The kind of explanation
+    does not change the route (Prop. 1: the answers coincide).
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> choice = membership_route(and_xpg())
+    >>> choice.route, choice.cxp_masks
+    ('tree-polynomial', (1, 2))
+    >>> print(choice.reason)  # doctest: +NORMALIZE_WHITESPACE
+    the explanation graph is a tree: its 2 paths to 0-terminals give 2 distinct candidate
+    CXps, filtered to 2 CXps within the budget of 2004000 work units (Prop. 6); membership
+    is read off them (Prop. 9)
+    """
+    check_kind(kind)
+    return _not_a_tree(xg) or tree_choice(xg)
 
 
 def choose_route(
@@ -96,14 +170,15 @@ def choose_route(
     xpg.explain.tree_xpg.NotATreeError
         When the tree route is asked for on a graph that is not a tree.
     """
-    choice = membership_route(xg, kind)
-    if route is None or route == choice.route:
-        return choice
+    if route is None:
+        return membership_route(xg, kind)
+    check_kind(kind)
     if route not in ROUTES:
         raise InvalidQueryError(f"route: expected one of {', '.join(ROUTES)}, found {route!r}")
-    if route == "tree-polynomial":
-        require_tree(xg, "the tree-polynomial route")
-    return RouteChoice(route, "route forced by the caller")
+    if route == "sat":  # sound on every graph: no need to look at the tree's paths
+        return _not_a_tree(xg) or RouteChoice("sat", "route forced by the caller")
+    require_tree(xg, "the tree-polynomial route")
+    return RouteChoice("tree-polynomial", "route forced by the caller (the graph is a tree)")
 
 
 @dataclass(frozen=True)
@@ -143,6 +218,25 @@ class Membership:
             "route": self.route,
             "witness": sorted(self.witness) if self.witness is not None else None,
         }
+
+
+def first_containing(masks: tuple[int, ...]) -> dict[int, int]:
+    """Per variable, the first mask of ``masks`` that holds it (one pass).
+
+    Examples
+    --------
+    >>> first_containing((0b001, 0b110, 0b011))
+    {0: 1, 1: 6, 2: 6}
+    """
+    first: dict[int, int] = {}
+    seen = 0
+    for m in masks:
+        new = m & ~seen
+        if new:
+            seen |= new
+            for v in bits_of(new):
+                first[v] = m
+    return first
 
 
 def axp_containing(xg: ExplanationGraph, i: int, cxp: list[int]) -> list[int]:
@@ -201,7 +295,8 @@ class MembershipQueries(SolverOwner):
         self.choice = choose_route(xg, route)
         self.solver = solver
         self.sat_calls = 0
-        self._cxp_masks: list[int] | None = None
+        self._cxp_masks = self.choice.cxp_masks
+        self._first_cxp: dict[int, int] | None = None  # variable -> smallest CXp holding it
         self._oracle: MembershipOracle | None = None
 
     def _release(self) -> None:
@@ -212,12 +307,13 @@ class MembershipQueries(SolverOwner):
     def _witness(self, i: int, kind: ExplanationKind) -> list[int] | None:
         xg = self.xg
         if self.choice.route == "tree-polynomial":
-            if self._cxp_masks is None:
-                self._cxp_masks = tree_cxp_masks(xg)
-            containing = [m for m in self._cxp_masks if m >> i & 1]  # smallest first
-            if not containing:
+            if self._first_cxp is None:
+                if self._cxp_masks is None:
+                    self._cxp_masks = tuple(tree_cxp_masks(xg))
+                self._first_cxp = first_containing(self._cxp_masks)
+            if i not in self._first_cxp:
                 return None
-            cxp = bits_of(containing[0])
+            cxp = bits_of(self._first_cxp[i])
             return cxp if kind == "cxp" else axp_containing(xg, i, cxp)
         if self._oracle is None:
             self._oracle = MembershipOracle(xg, solver=self.solver)

@@ -48,6 +48,7 @@ import numpy as np
 
 from xpg.core import xpgraph
 from xpg.core.xpgraph import ExplanationGraph
+from xpg.explain import masks as _masks
 
 #: node-by-node traversals that have visited this many nodes go on with vectorised
 #: frontier passes (see ``bench/traversal_speed.py`` for the crossover)
@@ -201,40 +202,19 @@ def zero_edge_vars(xg: ExplanationGraph, path: list[int]) -> set[int]:
 
 
 def minimal_masks(masks: Iterable[int]) -> list[int]:
-    """The subset-minimal sets among bit masks, fewest bits first (ties by value)."""
-    kept: list[int] = []
-    for m in sorted(set(masks), key=lambda m: (m.bit_count(), m)):
-        for k in kept:
-            if k & m == k:
-                break
-        else:
-            kept.append(m)
+    """The subset-minimal sets among bit masks, fewest bits first (ties by value); see
+    :func:`xpg.explain.masks.minimal_masks` (size groups, per-variable bitsets)."""
+    kept = _masks.minimal_masks(masks)
+    assert kept is not None  # no budget was given
     return kept
 
 
 def tree_zero_path_masks(xg: ExplanationGraph, max_masks: int | None = None) -> list[int] | None:
-    """On a tree XpG: the CXps as bit masks, from one depth-first pass carrying the 0-edge
-    variables of the path (``None`` beyond ``max_masks`` paths to 0-terminals)."""
-    one, zero, _ = xg.adjacency()
-    var, value = xg.node_var_list, xg.terminal_value_list
-    found: set[int] = set()
-    stack = [(xg.root, 0)]
-    while stack:
-        n, mask = stack.pop()
-        v = var[n]
-        if v < 0:
-            if value[n] == 0:
-                found.add(mask)
-                if max_masks is not None and len(found) > max_masks:
-                    return None
-            continue
-        for c in one[n]:
-            stack.append((c, mask))
-        if zero[n]:
-            with_v = mask | (1 << v)
-            for c in zero[n]:
-                stack.append((c, with_v))
-    return minimal_masks(found)
+    """On a tree XpG: the CXps as bit masks, from the 0-edge variables of every path to a
+    0-terminal (``None`` beyond ``max_masks`` distinct sets); see
+    :func:`xpg.explain.masks.tree_zero_masks`."""
+    found = _masks.tree_zero_masks(xg, max_masks)
+    return None if found is None else minimal_masks(found)
 
 
 def zero_path_masks(xg: ExplanationGraph, max_masks: int = 1024) -> list[int] | None:

@@ -13,7 +13,14 @@ The routes, cheapest sound one first:
   contain an AXp without ``i``), so freeing ``i`` alone changes the prediction.  One
   linear reachability test per feature (on trees: the singleton CXps).
 * A feature the graph does not test is irrelevant.
-* On a tree XpG the members are the union of the CXps, listed in polynomial time (Prop. 6).
+* On a tree XpG: first AXps found by deletion (Alg. 2, no SAT call), the undecided
+  features freed last so that each AXp is likely to hold new ones, for at most about the
+  time listing the candidate CXps would take; then, if features are still undecided, the
+  members are the union of the CXps, listed in polynomial time (Prop. 6) within the
+  membership dispatcher's filter budget (:func:`xpg.explain.membership.filter_budget`),
+  beyond which the SAT route below decides the rest.  Explanations covering every
+  feature are often few, so the deletions decide most trees after a small part of the
+  tree; the listing bounds the cost when they do not.
 * Otherwise two sound methods run side by side, each advancing while it has used less time
   than the other: membership queries (one SAT call per undecided feature on one
   incremental solver, :class:`xpg.solvers.sat.MembershipOracle`; each witness AXp marks
@@ -65,14 +72,17 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed
 from xpg.explain.marco import Enumerator, Explanation
-from xpg.explain.membership import Route, choose_route
+from xpg.explain.masks import minimal_masks, tree_zero_masks
+from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
 from xpg.explain.reach import path_to_zero
-from xpg.explain.tree_xpg import tree_cxp_masks
+from xpg.explain.tree_xpg import tree_singleton_cxps
 from xpg.solvers.sat import MembershipOracle
 
 FeatureClass = Literal["necessary", "relevant", "irrelevant"]
 Strategy = Literal["portfolio", "queries", "enumeration"]
 _BUILD_SECONDS_PER_EDGE = 5e-6  # measured cost of the membership encoding, for scheduling only
+_LIST_SECONDS_PER_EDGE = 1e-7  # measured cost of collecting a tree's candidate CXps, likewise
+_LIST_FIRST_EDGES = 64  # on smaller trees listing the CXps at once is cheapest
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 
@@ -172,6 +182,74 @@ def _sat_route_members(
         return members, sat_calls, len(enumerator.axps) + len(enumerator.cxps)
 
 
+def _deletion_members(xg: ExplanationGraph, members: set[int], seconds: float) -> int:
+    """Add to ``members`` the features of AXps found by deletion (Alg. 2, no SAT call),
+    the undecided features freed last, until every tested feature is a member, an AXp
+    brings none, or ``seconds`` have passed.  Returns the number of AXps found."""
+    tested = xg.tested_vars()
+    start = time.perf_counter()
+    found = 0
+    while time.perf_counter() - start <= seconds:
+        undecided = [v for v in tested if v not in members]
+        if not undecided:
+            break
+        axp = axp_from_fixed(xg, [v for v in tested if v in members] + undecided)
+        found += 1
+        if members.issuperset(axp):
+            break
+        members.update(axp)
+    return found
+
+
+def _tree_classes(
+    xg: ExplanationGraph, forced: bool, strategy: Strategy, solver: str
+) -> tuple[set[int], set[int], RouteChoice, int, int]:
+    """Necessary features and members of a tree XpG: deletions, then the CXp list (within
+    the filter budget unless ``forced``), then, beyond it, the SAT route for the rest.
+    Returns (necessary, members, route choice, SAT calls, explanations enumerated)."""
+    tested = xg.tested_vars()
+    edges = len(xg.edge_src)
+    members: set[int] = set()
+    found = 0
+    if edges >= _LIST_FIRST_EDGES:
+        found = _deletion_members(xg, members, _LIST_SECONDS_PER_EDGE * edges)
+        if members.issuperset(tested):
+            reason = (
+                f"the explanation graph is a tree: {found} AXps found by deletion (no SAT "
+                f"call) hold every tested feature, before listing its CXps (Prop. 6)"
+            )
+            necessary = set(tree_singleton_cxps(xg))
+            return necessary, members, RouteChoice("tree-polynomial", reason), 0, 0
+    candidates = tree_zero_masks(xg)
+    assert candidates is not None  # no limit was given
+    budget = None if forced else filter_budget(xg)
+    masks = minimal_masks(candidates, max_work=budget)
+    counts = (
+        f"{int((xg.terminal_value == 0).sum())} paths to 0-terminals give "
+        f"{len(candidates)} distinct candidate CXps"
+    )
+    if masks is None:
+        necessary = set(tree_singleton_cxps(xg))
+        members, sat_calls, enumerated = _sat_route_members(
+            xg, members | necessary, strategy, solver
+        )
+        reason = (
+            f"the explanation graph is a tree, but its {counts}, and filtering out their "
+            f"supersets needs more than the budget of {budget} work units; after {found} "
+            "AXps found by deletion, SAT calls and enumeration decide the rest"
+        )
+        return necessary, members, RouteChoice("sat", reason), sat_calls, enumerated
+    union = 0
+    for m in masks:
+        union |= m
+    reason = f"the explanation graph is a tree: its {counts}, filtered to {len(masks)} CXps"
+    if forced:
+        reason = f"route forced by the caller; {reason}"
+    necessary = {m.bit_length() - 1 for m in masks if m.bit_count() == 1}
+    members = {v for v in range(xg.n_vars) if union >> v & 1}
+    return necessary, members, RouteChoice("tree-polynomial", f"{reason} (Prop. 6)"), 0, 0
+
+
 def classify_features(
     xg: ExplanationGraph,
     *,
@@ -203,16 +281,14 @@ def classify_features(
         raise InvalidQueryError(
             f"strategy: expected one of {', '.join(STRATEGIES)}, found {strategy!r}"
         )
-    choice = choose_route(xg, route)
-    sat_calls = enumerated = 0
-    if choice.route == "tree-polynomial":
-        masks = tree_cxp_masks(xg)
-        necessary = {m.bit_length() - 1 for m in masks if m.bit_count() == 1}
-        union = 0
-        for m in masks:
-            union |= m
-        members = {v for v in range(xg.n_vars) if union >> v & 1}
+    if route is not None:
+        choose_route(xg, route)  # checks the forced route against the graph
+    if route == "tree-polynomial" or (route is None and xg.is_tree()):
+        necessary, members, choice, sat_calls, enumerated = _tree_classes(
+            xg, route is not None, strategy, solver
+        )
     else:
+        choice = choose_route(xg, route)
         tested = xg.tested_vars()
         necessary = {v for v in tested if path_to_zero(xg, [v])}
         members, sat_calls, enumerated = _sat_route_members(xg, necessary, strategy, solver)

@@ -75,6 +75,38 @@ def tree_cxp_masks(xg: ExplanationGraph) -> list[int]:
     return masks
 
 
+def tree_singleton_cxps(xg: ExplanationGraph) -> list[int]:
+    """The variables ``v`` of a tree XpG such that ``{v}`` is a CXp (the features in every
+    AXp), ascending: one depth-first pass that frees at most one variable per path.
+
+    A path may take 0-edges of one variable only; on a tree each node is reached by one
+    path, so each is visited at most once, and only near the instance's path.
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> tree_singleton_cxps(and_xpg())  # a and b: freeing either changes the prediction
+    [0, 1]
+    """
+    one, zero, _ = xg.adjacency()
+    var, value = xg.node_var_list, xg.terminal_value_list
+    found: set[int] = set()
+    stack = [(xg.root, -1)]  # node, the one variable freed on its path (-1: none yet)
+    while stack:
+        n, freed = stack.pop()
+        v = var[n]
+        if v < 0:
+            if value[n] == 0 and freed >= 0:
+                found.add(freed)
+            continue
+        for c in one[n]:
+            stack.append((c, freed))
+        if freed < 0 or freed == v:
+            for c in zero[n]:
+                stack.append((c, v))
+    return sorted(found)
+
+
 def tree_cxp_sets(xg: ExplanationGraph) -> list[list[int]]:
     """Every CXp of a tree XpG as a sorted list of variable indices, smallest first."""
     return [bits_of(m) for m in tree_cxp_masks(xg)]

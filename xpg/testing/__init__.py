@@ -17,7 +17,8 @@ that fit an estimator.
   :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_sklearn_tree`,
   :func:`random_real_sklearn_tree`;
 * Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
-* explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`;
+* explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`,
+  :func:`antichain_xpg` (the worst case of tree membership);
 * the oracle: :class:`Oracle` (all AXps and CXps, members, necessary features, smallest
   sizes), :class:`ClassTable` (a classifier evaluated on a grid),
   :func:`brute_minimal_hitting_sets`, and the grids :func:`representatives`,
@@ -80,7 +81,7 @@ from xpg.testing.oracle import (
     numeric_representatives,
     representatives,
 )
-from xpg.testing.xpgs import random_cases, random_dg_xpgs, random_xpg
+from xpg.testing.xpgs import antichain_xpg, random_cases, random_dg_xpgs, random_xpg
 
 __all__ = [
     "brute_minimal_hitting_sets",
@@ -90,6 +91,7 @@ __all__ = [
     "ClassTable",
     "Oracle",
     "Seed",
+    "antichain_xpg",
     "as_generator",
     "as_random",
     "dnf_obdd",

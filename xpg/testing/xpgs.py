@@ -172,3 +172,58 @@ def random_cases(
         if len(out) % 2 == 0 or len(truth.axps) > 1:
             out.append((xg, truth))
     return out
+
+
+def antichain_xpg(depth: int, distance: int | None = None) -> ExplanationGraph:
+    """The membership worst case of the tree route: a complete tree XpG of ``depth`` levels.
+
+    Every node of level ``l`` tests variable ``x<l>``; the instance sets every variable to
+    1 (1-edges follow it).  A leaf is a 0-terminal iff its path takes exactly ``distance``
+    0-edges (default ``depth // 2``, at least 1): the leaves at that Hamming distance from
+    the instance.  The CXps are then the ``C(depth, distance)`` sets of ``distance``
+    variables, an antichain with one member per 0-terminal, and every variable is in some
+    CXp.  Nodes are numbered in heap order (children of ``k``: ``2k + 1`` by the 0-edge,
+    ``2k + 2`` by the 1-edge), built with numpy.
+
+    Raises
+    ------
+    ValueError
+        Unless ``0 < distance <= depth`` (the instance's own leaf must predict 1).
+
+    Examples
+    --------
+    >>> xg = antichain_xpg(4)
+    >>> xg.n_nodes, int((xg.terminal_value == 0).sum()), xg.is_tree()
+    (31, 6, True)
+    """
+    distance = max(1, depth // 2) if distance is None else distance
+    if not 0 < distance <= depth:
+        raise ValueError(
+            f"antichain_xpg: expected 0 < distance <= depth, found {distance} and {depth}"
+        )
+    n_inner = 2**depth - 1
+    n = 2 * n_inner + 1
+    level = np.zeros(n, dtype=np.int64)
+    zeros = np.zeros(n, dtype=np.int64)
+    for lev in range(depth):  # one vectorised step per level: parents before children
+        at = np.arange(2**lev - 1, 2 ** (lev + 1) - 1)
+        level[2 * at + 1] = level[2 * at + 2] = lev + 1
+        zeros[2 * at + 1] = zeros[at] + 1
+        zeros[2 * at + 2] = zeros[at]
+    parents = np.arange(n_inner)
+    node_var = np.where(np.arange(n) < n_inner, level, -1)
+    terminal_value = np.where(node_var < 0, (zeros != distance).astype(np.int64), -1)
+    src = np.repeat(parents, 2)
+    dst = np.stack([2 * parents + 1, 2 * parents + 2], axis=1).ravel()
+    label = np.tile(np.array([False, True]), n_inner)
+    return ExplanationGraph(
+        [f"x{i}" for i in range(depth)],
+        list(range(n)),
+        0,
+        node_var,
+        terminal_value,
+        src,
+        dst,
+        label,
+        check=False,
+    )
