@@ -29,10 +29,10 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from bench.data import Dataset, instance
-from xpg.compile.decision_list import compile_decision_list
 from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.graph import DecisionGraph
 from xpg.learn.decision_list import learn_decision_list
+from xpg.models.decision_list import compile_decision_list
 
 
 @dataclass

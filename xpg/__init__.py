@@ -56,13 +56,7 @@ from xpg.errors import (
 )
 
 if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
-    from xpg.compile import (
-        bdd_manager,
-        compile_decision_list,
-        decision_list_to_obdd,
-        from_sklearn_tree,
-        tree_from_sklearn,
-    )
+    from xpg.compile import bdd_manager, from_sklearn_tree
     from xpg.explain import (
         EnumerationResult,
         Enumerator,
@@ -105,8 +99,11 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
         Leaf,
         Rule,
         Split,
+        compile_decision_list,
         compile_tree,
+        decision_list_to_obdd,
         from_bdd,
+        tree_from_sklearn,
     )
     from xpg.verify import (
         Verdict,
@@ -118,10 +115,10 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
 #: public name -> the module it is re-exported from, imported on first use (PEP 562)
 _LAZY: dict[str, str] = {
     "bdd_manager": "xpg.compile",
-    "compile_decision_list": "xpg.compile",
-    "decision_list_to_obdd": "xpg.compile",
+    "compile_decision_list": "xpg.models",
+    "decision_list_to_obdd": "xpg.models",
     "from_sklearn_tree": "xpg.compile",
-    "tree_from_sklearn": "xpg.compile",
+    "tree_from_sklearn": "xpg.models",
     "EnumerationResult": "xpg.explain",
     "Enumerator": "xpg.explain",
     "Explanation": "xpg.explain",

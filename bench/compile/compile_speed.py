@@ -37,13 +37,13 @@ from typing import Any
 
 import numpy as np
 
-from xpg.compile import decision_list_to_obdd, from_sklearn_tree
+from xpg.compile import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import XpgError
 from xpg.learn import load_dataset
-from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.decision_list import DecisionList, Rule, decision_list_to_obdd
 from xpg.testing import reachable_part
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from xpg.compile import compile_decision_list
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.decision_list import DecisionList, Rule, compile_decision_list
 from xpg.testing import random_decision_list, random_features
 
 

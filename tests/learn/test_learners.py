@@ -11,12 +11,12 @@ import pytest
 import wittgenstein
 from conftest import shared_path
 
-from xpg.compile import compile_decision_list
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import DataNotFoundError, InvalidModelError, ParseError
 from xpg.explain.marco import enumerate_explanations
 from xpg.learn import learn_decision_list, learn_tree, load_dataset
 from xpg.learn.datasets import default_data_dir
+from xpg.models.decision_list import compile_decision_list
 from xpg.verify.verifier import Verifier
 
 

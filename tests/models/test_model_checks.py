@@ -35,7 +35,7 @@ def test_programmatic_models_refuse_bad_parts() -> None:
     with pytest.raises(InvalidModelError, match="boolean features"):
         decision_list_to_obdd(DecisionList(feats, [0, 1], [Rule([Literal.eq("n", 1)], 1)], 0))
     with pytest.raises(InvalidModelError, match="order"):
-        from xpg.compile import compile_decision_list
+        from xpg.models.decision_list import compile_decision_list
 
         compile_decision_list(
             DecisionList(feats, [0, 1], [Rule([Literal.eq("n", 1)], 1)], 0), order=["a"]

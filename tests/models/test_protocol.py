@@ -48,8 +48,8 @@ from xpg.models import (
     register_model_kind,
     unregister_model_kind,
 )
-from xpg.solvers.smt import SmtModel, encode_model
-from xpg.verify.verifier import Verifier, verify_axp, verify_cxp
+from xpg.solvers.smt import SmtModel
+from xpg.verify.verifier import Verifier, encode_model, verify_axp, verify_cxp
 
 REAL_POINTS = (-1.0, 0.5, 1.5, 2.0, 2.5, 3.0, 30.0, 45.0)
 

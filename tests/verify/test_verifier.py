@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from xpg.cli.main import main
-from xpg.compile import compile_decision_list
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.explain.marco import enumerate_explanations
 from xpg.io.model_json import model_to_dict
+from xpg.models.decision_list import compile_decision_list
 from xpg.models.tree import DecisionTree, Leaf, Split
 from xpg.testing import random_decision_list, random_features
 from xpg.verify.verifier import Verifier, verify_axp, verify_cxp

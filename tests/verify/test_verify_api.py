@@ -19,8 +19,8 @@ from xpg.errors import InvalidInstanceError, SolverClosedError
 from xpg.explain.marco import enumerate_explanations
 from xpg.io.model_json import save_model
 from xpg.models.decision_list import DecisionList, Rule
-from xpg.solvers.smt import encode_model, float32_midpoint
-from xpg.verify.verifier import Verifier, verify_axp, verify_cxp
+from xpg.solvers.smt import float32_midpoint
+from xpg.verify.verifier import Verifier, encode_model, verify_axp, verify_cxp
 
 
 def test_float32_midpoint_matches_numpy_rounding() -> None:

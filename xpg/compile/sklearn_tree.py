@@ -25,7 +25,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import portion as P
@@ -34,7 +34,10 @@ from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
-from xpg.models.tree import DecisionTree
+from xpg.solvers.smt import SmtModel, float32_midpoint, postorder
+
+if TYPE_CHECKING:
+    from pysmt.fnode import FNode
 
 
 def float32_cut(threshold: float) -> float:
@@ -193,9 +196,55 @@ def from_sklearn_tree(
     return dg
 
 
-def tree_from_sklearn(
-    estimator: Any, features: Sequence[Any] | None = None, classes: Sequence[Any] | None = None
-) -> DecisionTree:
-    """A scikit-learn tree as a :class:`DecisionTree` over the features (exact, see
-    :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`), e.g. to save it as JSON."""
-    return DecisionTree.from_decision_graph(from_sklearn_tree(estimator, features, classes))
+def encode_sklearn_tree(
+    estimator: Any, features: Sequence[Feature | FeatureGroup] | None = None
+) -> SmtModel:
+    """A fitted ``DecisionTreeClassifier`` from its ``tree_`` arrays (float32 semantics).
+
+    ``features`` as for :func:`~xpg.compile.sklearn_tree.from_sklearn_tree` (feature groups
+    included); the class of a leaf is the first class of largest weight, as ``predict``.
+    """
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise InvalidModelError(
+            f"expected a fitted DecisionTreeClassifier, found {type(estimator).__name__}"
+        )
+    space: FeatureSpace = feature_space(estimator, features)
+    labels = [c.item() if isinstance(c, np.generic) else c for c in estimator.classes_]
+
+    def predict(instance: dict[str, Any]) -> Any:
+        import warnings
+
+        row = np.asarray([space.encode(instance)], dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # fitted with column names
+            out = estimator.predict(row)[0]
+        return out.item() if isinstance(out, np.generic) else out
+
+    enc = SmtModel(space.features, labels, predict)
+    m = enc.mgr
+    left, right = tree.children_left, tree.children_right
+    column, thr, value = tree.feature, tree.threshold, tree.value
+
+    def goes_left(j: int, t: float) -> FNode:
+        i, pos = space.owner[j]
+        entry = space.entries[i]
+        if isinstance(entry, FeatureGroup):
+            cells = [cell for cell, vec in entry.cells if np.float32(vec[pos]) <= t]
+            return m.Or([enc.in_set(entry.feature.name, c) for c in cells])
+        if entry.is_discrete:
+            return m.Or(
+                [enc.is_value(entry.name, v) for v in entry.values if np.float32(float(v)) <= t]
+            )
+        mid, inclusive = float32_midpoint(t)
+        return enc.compare(entry.name, mid, "<=" if inclusive else "<")
+
+    terms: dict[int, FNode] = {}
+    for n in postorder(0, lambda n: [int(left[n]), int(right[n])] if left[n] >= 0 else []):
+        if left[n] < 0:
+            terms[n] = m.Int(int(np.argmax(value[n][0])))
+        else:
+            cond = goes_left(int(column[n]), float(thr[n]))
+            terms[n] = m.Ite(cond, terms[int(left[n])], terms[int(right[n])])
+    enc.class_term = terms[0]
+    return enc

@@ -34,7 +34,7 @@ import numpy as np
 import portion as P
 
 from xpg.core.features import Feature, Literal, ValueSet, describe_values
-from xpg.core.valuesets import as_value_set
+from xpg.core.valuesets import as_value_set, values_outside
 from xpg.errors import InvalidGraphError, InvalidInstanceError, XpgError
 
 if TYPE_CHECKING:
@@ -294,7 +294,7 @@ class DecisionGraph:
 
     def to_json_body(self) -> dict[str, Any]:
         """The ``model`` object of the JSON format (``docs/model-format.md``)."""
-        from xpg.io.model_json import graph_to_body  # io builds on core, not the reverse
+        from xpg.core.json_body import graph_to_body  # it builds graphs: imported on use
 
         return graph_to_body(self)
 
@@ -303,7 +303,7 @@ class DecisionGraph:
         cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
     ) -> DecisionGraph:
         """A graph from the ``model`` object of the JSON format (not yet validated)."""
-        from xpg.io.model_json import graph_from_body
+        from xpg.core.json_body import graph_from_body
 
         return graph_from_body(body, features, classes)
 
@@ -446,8 +446,7 @@ class DecisionGraph:
                     f"{where}: expected a value set for {feature.kind} feature "
                     f"{feature.name!r}, found the interval {lit}"
                 )
-            elif lit.is_value_set and not lit.allowed <= _as_frozenset(feature, lit.allowed):
-                bad = [v for v in lit.allowed if not feature.contains(v)]
+            elif bad := values_outside(feature, lit):
                 out.append(
                     f"{where}: literal {lit} has values outside the domain of "
                     f"{feature.name!r}: {bad!r}"
@@ -559,10 +558,6 @@ class DecisionGraph:
 
 
 # -- value-set algebra shared by the validation passes ---------------------------------------------
-def _as_frozenset(feature: Feature, values: frozenset) -> frozenset:
-    return frozenset(v for v in values if feature.contains(v))
-
-
 def _merge(parents: list[dict[int, ValueSet]]) -> dict[int, ValueSet]:
     """Values possible at a node: the union over its incoming paths, per feature."""
     if len(parents) == 1:

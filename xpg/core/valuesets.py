@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import portion as P
 
@@ -48,8 +49,20 @@ def literal_mismatch(feature: Feature, lit: Literal) -> str | None:
             f"expected a value set for the {feature.kind} feature {feature.name!r}, "
             f"found the interval {lit}"
         )
-    bad = [v for v in lit.allowed if not feature.contains(v)] if lit.is_value_set else []
+    bad = values_outside(feature, lit)
     return f"value(s) {bad!r} outside the domain of {feature.name!r}" if bad else None
+
+
+def values_outside(feature: Feature, lit: Literal) -> list[Any]:
+    """The values a value-set literal lists that the feature's domain does not hold.
+
+    Examples
+    --------
+    >>> from xpg.core.features import Feature, Literal
+    >>> values_outside(Feature.integer("n", 0, 3), Literal.isin("n", [2, 7]))
+    [7]
+    """
+    return [v for v in lit.allowed if not feature.contains(v)] if lit.is_value_set else []
 
 
 def feature_cells(feature: Feature, sets: Iterable[ValueSet]) -> list[ValueSet]:
@@ -89,4 +102,4 @@ def union(feature: Feature, parts: Iterable[ValueSet]) -> ValueSet:
     return acc
 
 
-__all__ = ["as_value_set", "feature_cells", "literal_mismatch", "union"]
+__all__ = ["as_value_set", "feature_cells", "literal_mismatch", "union", "values_outside"]

@@ -167,7 +167,7 @@ def choose_route(
     ------
     InvalidQueryError
         For a route outside ``"tree-polynomial"``, ``"sat"``.
-    xpg.explain.tree_xpg.NotATreeError
+    xpg.errors.NotATreeError
         When the tree route is asked for on a graph that is not a tree.
     """
     if route is None:
@@ -282,7 +282,7 @@ class MembershipQueries(SolverOwner):
     ------
     InvalidQueryError
         For a route outside the accepted values.
-    xpg.explain.tree_xpg.NotATreeError
+    xpg.errors.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
 
@@ -388,7 +388,7 @@ def is_member(
         When the graph has no such feature.
     InvalidQueryError
         For a kind or route outside the accepted values.
-    xpg.explain.tree_xpg.NotATreeError
+    xpg.errors.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
     check_kind(kind)

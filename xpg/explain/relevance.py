@@ -274,7 +274,7 @@ def classify_features(
     ------
     InvalidQueryError
         For an unknown route or strategy.
-    xpg.explain.tree_xpg.NotATreeError
+    xpg.errors.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
     if strategy not in STRATEGIES:

@@ -219,7 +219,7 @@ def smallest_axp(
     ------
     InvalidQueryError
         For an unknown method or a bad budget.
-    xpg.explain.tree_xpg.NotATreeError
+    xpg.errors.NotATreeError
         When ``"tree-cxps"`` is asked for on a graph that is not a tree.
     """
     return _smallest(xg, "axp", method, max_iterations, solver)

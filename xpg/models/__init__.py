@@ -6,7 +6,12 @@
 dd) and :mod:`~xpg.models.omdd` (OMDDs given node by node).
 """
 
-from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.decision_list import (
+    DecisionList,
+    Rule,
+    compile_decision_list,
+    decision_list_to_obdd,
+)
 from xpg.models.obdd import OBDD, from_bdd
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import Model
@@ -16,7 +21,7 @@ from xpg.models.registry import (
     register_model_kind,
     unregister_model_kind,
 )
-from xpg.models.tree import DecisionTree, Leaf, Split, compile_tree
+from xpg.models.tree import DecisionTree, Leaf, Split, compile_tree, tree_from_sklearn
 
 __all__ = [
     "OBDD",
@@ -27,10 +32,13 @@ __all__ = [
     "Model",
     "Rule",
     "Split",
+    "compile_decision_list",
     "compile_tree",
+    "decision_list_to_obdd",
     "from_bdd",
     "model_kind",
     "model_kinds",
     "register_model_kind",
+    "tree_from_sklearn",
     "unregister_model_kind",
 ]

@@ -41,9 +41,9 @@ import portion as P
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
+from xpg.core.json_body import expect, node_id
 from xpg.core.valuesets import union
 from xpg.errors import InvalidModelError
-from xpg.io.model_json import expect, node_id
 from xpg.models.protocol import check_label
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 

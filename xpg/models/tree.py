@@ -39,12 +39,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
+from xpg.core.json_body import expect, literal_from_dict, literal_to_dict
 from xpg.core.valuesets import literal_mismatch
 from xpg.errors import InvalidGraphError, InvalidModelError
-from xpg.io.model_json import expect, literal_from_dict, literal_to_dict
 from xpg.models.protocol import check_label, checked_signature
 from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder
 
@@ -338,3 +339,11 @@ def compile_tree(tree: DecisionTree) -> DecisionGraph:
             + (f" (and {len(err.violations) - 5} more)" if len(err.violations) > 5 else "")
         ) from None
     return dg
+
+
+def tree_from_sklearn(
+    estimator: Any, features: Sequence[Any] | None = None, classes: Sequence[Any] | None = None
+) -> DecisionTree:
+    """A scikit-learn tree as a :class:`DecisionTree` over the features (exact, see
+    :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`), e.g. to save it as JSON."""
+    return DecisionTree.from_decision_graph(from_sklearn_tree(estimator, features, classes))

@@ -3,12 +3,12 @@
 Each encoding reads a model's own structure, never its compiled decision graph.  Every model
 kind encodes itself (``smt_encoding`` of :class:`xpg.models.protocol.Model`) with the
 helpers here (:class:`SmtModel`, :func:`postorder`, :func:`first_match`);
-:func:`encode_model` calls it.  This module encodes general decision graphs (the unique
-edge whose literal holds) and scikit-learn trees from the ``tree_`` arrays, with
-scikit-learn's float32 semantics (``float32(x) <= t``, the rounding of a real ``x`` to
-float32 encoded exactly: ``x`` below the midpoint between the two float32 neighbours of
-``t``, or on it when ties round down), through feature groups when several columns are one
-feature.
+the verifier's :func:`~xpg.verify.verifier.encode_model` calls it.  This module also
+encodes general decision graphs (the unique edge whose literal holds) and gives
+:func:`float32_midpoint`, scikit-learn's float32 semantics (``float32(x) <= t``, the rounding
+of a real ``x`` to float32 encoded exactly: ``x`` below the midpoint between the two float32
+neighbours of ``t``, or on it when ties round down) that
+:func:`~xpg.compile.sklearn_tree.encode_sklearn_tree` uses.
 
 An input no rule of the model classifies (a gap in a tree's branches, say) gets class
 ``-1``, so a verifier can expose it.  Features are SMT variables: discrete features an
@@ -21,7 +21,7 @@ Examples
 >>> from xpg.models.decision_list import DecisionList, Rule
 >>> dl = DecisionList([Feature.real("x"), Feature.boolean("b")], ["lo", "hi"],
 ...                   [Rule([Literal.gt("x", 2.5), Literal.eq("b", 1)], "hi")], "lo")
->>> enc = encode_model(dl)
+>>> enc = dl.smt_encoding()
 >>> with enc.solver() as s:
 ...     s.add_assertion(enc.class_is("hi"))
 ...     s.solve()
@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import portion as P
 
-from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.errors import InvalidModelError
 
@@ -301,87 +300,10 @@ def encode_decision_graph(dg: DecisionGraph) -> SmtModel:
     return enc
 
 
-def encode_sklearn_tree(
-    estimator: Any, features: Sequence[Feature | FeatureGroup] | None = None
-) -> SmtModel:
-    """A fitted ``DecisionTreeClassifier`` from its ``tree_`` arrays (float32 semantics).
-
-    ``features`` as for :func:`~xpg.compile.sklearn_tree.from_sklearn_tree` (feature groups
-    included); the class of a leaf is the first class of largest weight, as ``predict``.
-    """
-    from xpg.compile.sklearn_tree import feature_space
-
-    tree = getattr(estimator, "tree_", None)
-    if tree is None:
-        raise InvalidModelError(
-            f"expected a fitted DecisionTreeClassifier, found {type(estimator).__name__}"
-        )
-    space: FeatureSpace = feature_space(estimator, features)
-    labels = [c.item() if isinstance(c, np.generic) else c for c in estimator.classes_]
-
-    def predict(instance: dict[str, Any]) -> Any:
-        import warnings
-
-        row = np.asarray([space.encode(instance)], dtype=np.float64)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # fitted with column names
-            out = estimator.predict(row)[0]
-        return out.item() if isinstance(out, np.generic) else out
-
-    enc = SmtModel(space.features, labels, predict)
-    m = enc.mgr
-    left, right = tree.children_left, tree.children_right
-    column, thr, value = tree.feature, tree.threshold, tree.value
-
-    def goes_left(j: int, t: float) -> FNode:
-        i, pos = space.owner[j]
-        entry = space.entries[i]
-        if isinstance(entry, FeatureGroup):
-            cells = [cell for cell, vec in entry.cells if np.float32(vec[pos]) <= t]
-            return m.Or([enc.in_set(entry.feature.name, c) for c in cells])
-        if entry.is_discrete:
-            return m.Or(
-                [enc.is_value(entry.name, v) for v in entry.values if np.float32(float(v)) <= t]
-            )
-        mid, inclusive = float32_midpoint(t)
-        return enc.compare(entry.name, mid, "<=" if inclusive else "<")
-
-    terms: dict[int, FNode] = {}
-    for n in postorder(0, lambda n: [int(left[n]), int(right[n])] if left[n] >= 0 else []):
-        if left[n] < 0:
-            terms[n] = m.Int(int(np.argmax(value[n][0])))
-        else:
-            cond = goes_left(int(column[n]), float(thr[n]))
-            terms[n] = m.Ite(cond, terms[int(left[n])], terms[int(right[n])])
-    enc.class_term = terms[0]
-    return enc
-
-
-def encode_model(model: Any, features: Sequence[Feature | FeatureGroup] | None = None) -> SmtModel:
-    """The SMT encoding of a model: its own :meth:`~xpg.models.protocol.Model.smt_encoding`,
-    or :func:`encode_sklearn_tree` for a fitted scikit-learn tree (``features`` may then hold
-    feature groups)."""
-    if hasattr(model, "tree_"):
-        return encode_sklearn_tree(model, features)
-    if features is not None:
-        raise InvalidModelError(
-            f"features are part of a {type(model).__name__}; "
-            "pass them only with a scikit-learn tree"
-        )
-    if not callable(getattr(model, "smt_encoding", None)):
-        raise InvalidModelError(
-            f"no SMT encoding for a {type(model).__name__} (expected a scikit-learn tree or a "
-            "model kind of xpg.models.protocol.Model)"
-        )
-    return model.smt_encoding()  # type: ignore[no-any-return]
-
-
 __all__ = [
     "UNDEFINED",
     "SmtModel",
     "encode_decision_graph",
-    "encode_model",
-    "encode_sklearn_tree",
     "first_match",
     "float32_midpoint",
     "postorder",

@@ -41,12 +41,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from typing import Literal as TypingLiteral
 
+from xpg.core.feature_space import FeatureGroup
 from xpg.core.features import Feature
 from xpg.core.instances import instance_dict
-from xpg.errors import InvalidInstanceError, VerificationError, XpgError
+from xpg.errors import InvalidInstanceError, InvalidModelError, VerificationError, XpgError
 from xpg.models.protocol import Model
 from xpg.solvers.lifecycle import SolverOwner
-from xpg.solvers.smt import SmtModel, encode_model
+from xpg.solvers.smt import SmtModel
 
 Kind = TypingLiteral["axp", "cxp"]
 Failure = TypingLiteral["not-sufficient", "not-minimal", "not-contrastive"]
@@ -109,6 +110,27 @@ def _jsonable(x: dict[str, Any] | None) -> dict[str, Any] | None:
     if x is None:
         return None
     return {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in x.items()}
+
+
+def encode_model(model: Any, features: Sequence[Feature | FeatureGroup] | None = None) -> SmtModel:
+    """The SMT encoding of a model: its own :meth:`~xpg.models.protocol.Model.smt_encoding`,
+    or :func:`~xpg.compile.sklearn_tree.encode_sklearn_tree` for a fitted scikit-learn tree
+    (``features`` may then hold feature groups)."""
+    if hasattr(model, "tree_"):
+        from xpg.compile.sklearn_tree import encode_sklearn_tree  # scikit-learn's, on use
+
+        return encode_sklearn_tree(model, features)
+    if features is not None:
+        raise InvalidModelError(
+            f"features are part of a {type(model).__name__}; "
+            "pass them only with a scikit-learn tree"
+        )
+    if not callable(getattr(model, "smt_encoding", None)):
+        raise InvalidModelError(
+            f"no SMT encoding for a {type(model).__name__} (expected a scikit-learn tree or a "
+            "model kind of xpg.models.protocol.Model)"
+        )
+    return model.smt_encoding()  # type: ignore[no-any-return]
 
 
 class Verifier(SolverOwner):

@@ -1,0 +1,237 @@
+"""The JSON forms of features, literals and decision graphs: the vocabulary every model kind
+uses to read and write its ``model`` object (the document around it is
+:mod:`xpg.io.model_json`, the format ``docs/model-format.md``).
+
+Every problem is an :class:`~xpg.errors.InvalidModelError` naming its JSON location.
+
+Examples
+--------
+>>> lit = literal_from_dict("x", {"interval": [1, 3], "closed": "both"}, "model.edges[0]")
+>>> str(lit), literal_to_dict(lit)
+('1 <= x <= 3', {'interval': [1.0, 3.0], 'closed': 'both'})
+>>> expect(False, "model.root", "expected a node id")
+Traceback (most recent call last):
+...
+xpg.errors.InvalidModelError: model.root: expected a node id
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import portion as P
+
+from xpg.core.features import Feature, Literal
+from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidFeatureError, InvalidGraphError, InvalidModelError
+
+LITERAL_KEYS = ("in", "le", "gt", "interval", "intervals")
+CLOSED = ("right", "left", "both", "neither")
+
+
+def expect(cond: bool, where: str, message: str) -> None:
+    """Raise :class:`InvalidModelError` ``"where: message"`` unless ``cond``."""
+    if not cond:
+        raise InvalidModelError(f"{where}: {message}")
+
+
+def _num(x: Any, where: str, default: float) -> float:
+    if x is None:
+        return default
+    expect(
+        isinstance(x, (int, float)) and not isinstance(x, bool),
+        where,
+        f"expected a number or null, found {x!r}",
+    )
+    return float(x)
+
+
+def feature_from_dict(d: Any, where: str) -> Feature:
+    """A :class:`Feature` from its JSON form."""
+    expect(isinstance(d, dict), where, f"expected an object, found {d!r}")
+    name, kind = d.get("name"), d.get("type")
+    expect(isinstance(name, str) and bool(name), where, f"expected a 'name' string, found {name!r}")
+    try:
+        if kind == "boolean":
+            return Feature.boolean(name)
+        if kind == "categorical":
+            values = d.get("values")
+            expect(isinstance(values, list), where, "a categorical feature needs a 'values' list")
+            return Feature.categorical(name, values)
+        if kind in ("integer", "real"):
+            low = _num(d.get("low"), f"{where}.low", -math.inf)
+            high = _num(d.get("high"), f"{where}.high", math.inf)
+            return (
+                Feature.integer(name, low, high)
+                if kind == "integer"
+                else Feature.real(name, low, high)
+            )
+    except InvalidFeatureError as err:
+        raise InvalidModelError(f"{where}: {err}") from None
+    raise InvalidModelError(
+        f"{where}: expected 'type' boolean, categorical, integer or real, found {kind!r}"
+    )
+
+
+def literal_from_dict(feature: str, d: Any, where: str) -> Literal:
+    """A :class:`Literal` on ``feature`` from the literal keys of an edge object."""
+    if not isinstance(d, dict):  # the message only on failure: d may hold a whole subtree
+        expect(False, where, f"expected an object, found {d!r}")
+    keys = [k for k in LITERAL_KEYS if k in d]
+    if len(keys) != 1:
+        expect(
+            False,
+            where,
+            f"expected exactly one of {', '.join(map(repr, LITERAL_KEYS))}, found {keys or 'none'}",
+        )
+    key = keys[0]
+    if key == "intervals":
+        return _union_from_list(feature, d["intervals"], where)
+    if key == "in":
+        if not isinstance(d["in"], list):
+            expect(False, where, f"'in' must be a list, found {d['in']!r}")
+        return Literal.isin(feature, d["in"])
+    if key in ("le", "gt"):
+        t = _num(d[key], f"{where}.{key}", math.nan)
+        expect(not math.isnan(t), where, f"'{key}' needs a number")
+        return Literal.le(feature, t) if key == "le" else Literal.gt(feature, t)
+    iv = d["interval"]
+    expect(
+        isinstance(iv, list) and len(iv) == 2,
+        where,
+        f"'interval' must be [low, high], found {iv!r}",
+    )
+    closed = d.get("closed", "right")
+    expect(
+        closed in CLOSED,
+        where,
+        f"'closed' must be right, left, both or neither, found {closed!r}",
+    )
+    return Literal.interval(
+        feature,
+        _num(iv[0], f"{where}.interval", -math.inf),
+        _num(iv[1], f"{where}.interval", math.inf),
+        closed=closed,
+    )
+
+
+def _union_from_list(feature: str, items: Any, where: str) -> Literal:
+    expect(
+        isinstance(items, list) and bool(items),
+        where,
+        f"'intervals' must be a non-empty list of [low, high, closed], found {items!r}",
+    )
+    allowed = P.empty()
+    for k, item in enumerate(items):
+        expect(
+            isinstance(item, list) and len(item) == 3 and item[2] in CLOSED,
+            f"{where}.intervals[{k}]",
+            f"expected [low, high, closed] with closed in {CLOSED}, found {item!r}",
+        )
+        lit = Literal.interval(
+            feature,
+            _num(item[0], f"{where}.intervals[{k}]", -math.inf),
+            _num(item[1], f"{where}.intervals[{k}]", math.inf),
+            closed=item[2],
+        )
+        allowed = allowed | lit.allowed
+    return Literal(feature, allowed)
+
+
+def _out(x: float) -> float | None:
+    return None if math.isinf(x) else x
+
+
+def _closed_name(lo_closed: bool, hi_closed: bool) -> str:
+    return {(False, True): "right", (True, False): "left", (True, True): "both"}.get(
+        (lo_closed, hi_closed), "neither"
+    )
+
+
+def literal_to_dict(lit: Literal) -> dict[str, Any]:
+    """The JSON keys of a literal (see :func:`literal_from_dict`)."""
+    if lit.is_value_set:
+        return {"in": sorted(lit.allowed, key=lambda v: (str(type(v)), v))}
+    atoms = lit.intervals()
+    if len(atoms) != 1:
+        return {"intervals": [[_out(lo), _out(hi), _closed_name(a, b)] for lo, hi, a, b in atoms]}
+    lo, hi, lo_closed, hi_closed = atoms[0]
+    out = _out
+
+    if not lo_closed and hi_closed and math.isinf(lo):
+        return {"le": hi}
+    if not lo_closed and not hi_closed and math.isinf(hi):
+        return {"gt": lo}
+    return {"interval": [out(lo), out(hi)], "closed": _closed_name(lo_closed, hi_closed)}
+
+
+def graph_from_body(
+    m: Mapping[str, Any], features: list[Feature], classes: list[Any]
+) -> DecisionGraph:
+    """A :class:`DecisionGraph` from its ``decision-graph`` object (not yet validated)."""
+    nodes, edges = m.get("nodes"), m.get("edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        raise InvalidModelError("model: expected 'nodes' and 'edges' lists")
+    dg = DecisionGraph(features, classes, root=m.get("root"))
+    feature_of: dict[Any, str | None] = {}
+    for i, node in enumerate(nodes):
+        where = f"model.nodes[{i}]"
+        expect(isinstance(node, dict) and "id" in node, where, "expected an object with an 'id'")
+        nid = node_id(node["id"], where)
+        expect(
+            not ("feature" in node and "class" in node),
+            where,
+            "a node has either a 'feature' (non-terminal) or a 'class' (terminal), not both",
+        )
+        try:
+            if "class" in node:
+                dg.add_terminal(nid, node["class"])
+            else:
+                dg.add_node(nid, node.get("feature"))
+        except InvalidGraphError as err:
+            raise InvalidModelError(f"{where}: {err}") from None
+        feature_of[nid] = node.get("feature")
+    for i, edge in enumerate(edges):
+        where = f"model.edges[{i}]"
+        expect(
+            isinstance(edge, dict) and "from" in edge and "to" in edge,
+            where,
+            "expected an object with 'from' and 'to'",
+        )
+        parent = edge["from"]
+        expect(parent in feature_of, where, f"'from' names an unknown node {parent!r}")
+        feature = feature_of[parent]
+        expect(feature is not None, where, f"node {parent!r} tests no feature but has an edge")
+        try:
+            dg.add_edge(parent, edge["to"], literal_from_dict(str(feature), edge, where))
+        except InvalidGraphError as err:
+            raise InvalidModelError(f"{where}: {err}") from None
+    return dg
+
+
+def graph_to_body(dg: DecisionGraph) -> dict[str, Any]:
+    """The ``decision-graph`` object of a graph."""
+    nodes = []
+    for node in dg.nodes:
+        f = dg.feature_of(node)
+        nodes.append(
+            {"id": node, "feature": f}
+            if f is not None
+            else {"id": node, "class": dg.class_of(node)}
+        )
+    edges = [
+        {"from": dg.nodes[p], "to": dg.nodes[c], **literal_to_dict(lit)} for p, c, lit in dg.edges
+    ]
+    return {"type": "decision-graph", "root": dg.root, "nodes": nodes, "edges": edges}
+
+
+def node_id(x: Any, where: str) -> Any:
+    """A node id of a diagram: a string or an integer."""
+    expect(
+        isinstance(x, (str, int)) and not isinstance(x, bool),
+        where,
+        f"a node id must be a string or an integer, found {x!r}",
+    )
+    return x
