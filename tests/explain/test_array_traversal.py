@@ -26,13 +26,14 @@ from xpg.testing import Oracle, random_instance, random_reduced_obdd, random_xpg
 from xpg.testing.graphs import ladder
 from xpg.testing.xpgs import random_dg_xpgs
 
-# (SMALL_EDGES, PYTHON_BUDGET, pre-built 1-path shortcut)
+# (SMALL_EDGES, LIST_EDGES, PYTHON_BUDGET, pre-built 1-path shortcut)
 MODES = {
-    "lists": (10**9, 10**9, False),
-    "arrays": (0, 10**9, False),
-    "arrays-shortcut": (0, 10**9, True),
-    "frontier": (0, 1, True),
-    "mixed": (0, 3, False),
+    "lists": (10**9, 10**9, 10**9, False),
+    "csr-lists": (0, 10**9, 10**9, False),
+    "arrays": (0, 0, 10**9, False),
+    "arrays-shortcut": (0, 0, 10**9, True),
+    "frontier": (0, 0, 1, True),
+    "mixed": (0, 0, 3, False),
 }
 
 
@@ -141,15 +142,16 @@ def graphs(seed: int) -> Iterator[ExplanationGraph]:
 
 @pytest.fixture(params=list(MODES))
 def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    small, budget, _ = MODES[request.param]
+    small, as_lists, budget, _ = MODES[request.param]
     monkeypatch.setattr(xpgraph, "SMALL_EDGES", small)
+    monkeypatch.setattr(xpgraph, "LIST_EDGES", as_lists)
     monkeypatch.setattr(reach, "PYTHON_BUDGET", budget)
     return str(request.param)
 
 
 def prepared(xg: ExplanationGraph, mode: str) -> ExplanationGraph:
     xg = fresh(xg)
-    if MODES[mode][2]:
+    if MODES[mode][3]:
         xg.ends_at_zero()
     return xg
 
@@ -203,7 +205,7 @@ def test_deep_ladders(n: int, mode: str) -> None:
 def test_incremental_reach_undoes_refused_attempts(mode: str) -> None:
     for original in graphs(7):
         xg = prepared(original, mode)
-        r = IncrementalReach(xg, [], budget=MODES[mode][1])
+        r = IncrementalReach(xg, [], budget=MODES[mode][2])
         if r.hits_zero:
             continue
         for v in xg.tested_vars():
@@ -234,6 +236,9 @@ def test_traversal_arrays_match_a_plain_loop() -> None:
         small = list(xg.views())
         with pytest.MonkeyPatch.context() as m:
             m.setattr(xpgraph, "SMALL_EDGES", 0)
+            assert [list(s) for s in fresh(xg).views()] == [list(s) for s in small]
+            m.setattr(xpgraph, "LIST_EDGES", 0)
+            assert all(isinstance(s, memoryview) for s in fresh(xg).views())
             assert [list(s) for s in fresh(xg).views()] == [list(s) for s in small]
 
 

@@ -515,8 +515,12 @@ class TraversalViews(NamedTuple):
 
 
 #: below this many edges the traversal structures are Python lists built by a plain loop
-#: (faster there than numpy's per-call overhead); above, numpy arrays seen through memoryviews
+#: (faster there than numpy's per-call overhead); above, numpy CSR arrays, handed to the
+#: node-by-node traversals as lists up to ``LIST_EDGES`` edges (indexing a list is faster than
+#: indexing a memoryview: enumerating the OBDDs of 2,000 to 34,000 edges of bench.core_speed takes
+#: about 20% longer through memoryviews) and as memoryviews beyond, where lists cost more memory
 SMALL_EDGES = 512
+LIST_EDGES = 200_000
 
 
 def _group(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -576,6 +580,8 @@ def _views(xg: ExplanationGraph) -> TraversalViews:
         return _small_views(xg)
     t = xg.csr()
     arrays = (t.one, t.zero_ptr, t.zero_idx, xg.node_var, xg.terminal_value)
+    if len(xg.edge_src) < LIST_EDGES:
+        return TraversalViews(*(a.tolist() for a in arrays))
     return TraversalViews(*(np.ascontiguousarray(a, dtype=np.int64).data for a in arrays))
 
 

@@ -199,6 +199,9 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
     >>> minimal_masks([0, 5])
     [0]
     """
+    masks = set(masks)
+    if max_work is None and len(masks) <= SMALL_FAMILY:
+        return _minimal_by_scan(masks)
     groups: dict[int, set[int]] = {}
     everything = 0
     for m in masks:
@@ -232,6 +235,22 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
         kept += group
         for m in group:
             universe |= m
+    return kept
+
+
+#: families this small are filtered by one sorted scan (the size groups, numpy and bitset
+#: indexes cost more than they save there: zero_path_masks calls this once per DAG node)
+SMALL_FAMILY = 256
+
+
+def _minimal_by_scan(masks: set[int]) -> list[int]:
+    kept: list[int] = []
+    for m in sorted(masks, key=lambda m: (m.bit_count(), m)):
+        for k in kept:  # a plain loop: any() over a generator costs twice as much here
+            if k & m == k:
+                break
+        else:
+            kept.append(m)
     return kept
 
 
