@@ -69,15 +69,14 @@ Examples
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xpg.core.graph import DecisionGraph
 from xpg.core.json_body import expect, feature_from_dict
+from xpg.core.xpgraph import paused_gc
 from xpg.errors import InvalidGraphError, InvalidModelError, ParseError
 from xpg.io.atomic import write_text_atomic
 from xpg.io.xpg_format import read_text
@@ -188,31 +187,6 @@ def _from_file(path: str | os.PathLike[str], convert: Callable[[Any], T]) -> T:
             return convert(doc)
         except InvalidModelError as err:
             raise InvalidModelError(f"{path}: {err}") from None
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a large file becomes objects.
-
-    A JSON document and the model built from it are millions of objects without cycles; the
-    collector would scan them again and again as they are made (two thirds of the time to
-    load a 100,000-node tree).
-
-    Examples
-    --------
-    >>> with paused_gc():
-    ...     gc.isenabled()
-    False
-    >>> gc.isenabled()
-    True
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def load_model(path: str | os.PathLike[str]) -> DecisionGraph:
