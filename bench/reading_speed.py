@@ -42,6 +42,7 @@ from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.io import load_model, read_xpg, save_model, write_xpg
 from xpg.models.tree import DecisionTree
+from xpg.testing import described
 
 XPG_COLUMNS = ["kind", "nodes", "edges", "features", "lines", "mb", "write_s", "read_s"]
 XPG_COLUMNS += ["lines_per_s"]
@@ -71,20 +72,6 @@ def complete_tree_xpg(depth: int, seed: int = 0) -> ExplanationGraph:
     return _xpg_from_arrays(src, dst, branch, node_var, leaf_class, x, depth)
 
 
-def _described(xg: ExplanationGraph) -> tuple[Any, ...]:
-    """A graph in terms of node ids and variable names (the reader lists terminals first)."""
-    ids = xg.node_ids
-    nodes = {
-        ids[i]: (xg.var_names[v] if v >= 0 else None, t)
-        for i, (v, t) in enumerate(zip(xg.node_var_list, xg.terminal_value_list, strict=True))
-    }
-    edges = [
-        (ids[s], ids[d], b)
-        for s, d, b in zip(xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist())
-    ]
-    return nodes, edges, ids[xg.root]
-
-
 def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     """The least CPU time of ``repeat`` calls (one call when the first takes over 10 s)."""
     times, out = [], None
@@ -102,7 +89,7 @@ def measure_xpg(kind: str, xg: ExplanationGraph, folder: Path, repeat: int) -> d
     path = folder / f"{kind}_{xg.n_nodes}.xpg"
     write_s, _ = best_of(lambda: write_xpg(xg, path), 1)
     read_s, again = best_of(lambda: read_xpg(path), repeat)
-    assert _described(again) == _described(xg), "the graph read back differs"
+    assert described(again) == described(xg), "the graph read back differs"
     with path.open("rb") as f:
         lines = sum(1 for _ in f)
     return {

@@ -45,6 +45,7 @@ from bench.randgen import random_layered_xpg, random_tree_xpg
 from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.explain.axp_cxp import find_axp, find_cxp
+from xpg.testing import fresh_copy
 
 COLUMNS = [
     "label",
@@ -69,21 +70,6 @@ def graph(kind: str, edges: int, features: int, seed: int) -> ExplanationGraph:
     if kind == "tree":
         return random_tree_xpg(edges + 1, features, seed=seed)
     return random_layered_xpg(edges // 2, features, seed=seed)
-
-
-def fresh(xg: ExplanationGraph) -> ExplanationGraph:
-    """The same graph as a new object, with no traversal structure built."""
-    return ExplanationGraph(
-        xg.var_names,
-        xg.node_ids,
-        xg.root,
-        xg.node_var,
-        xg.terminal_value,
-        xg.edge_src,
-        xg.edge_dst,
-        xg.edge_label,
-        check=False,
-    )
 
 
 def build(xg: ExplanationGraph) -> None:
@@ -121,7 +107,7 @@ def measure(kind: str, edges: int, features: int, seed: int, repeat: int) -> dic
     axp, cxp = find_axp(xg), find_cxp(xg)
     best: dict[str, float] = {}
     for _ in range(repeat):
-        built, cold = fresh(xg), fresh(xg)
+        built, cold = fresh_copy(xg), fresh_copy(xg)
         round_ = {
             "pass_s": clock(lambda: one_pass(xg)),
             "build_s": clock(lambda: build(built)),  # noqa: B023 (called at once)

@@ -22,7 +22,13 @@ from xpg.errors import InvalidGraphError
 from xpg.explain import reach
 from xpg.explain.axp_cxp import axp_from_fixed, find_axp, find_cxp, shrink_weak_cxp
 from xpg.explain.reach import IncrementalReach, path_to_zero, zero_edge_vars, zero_path
-from xpg.testing import Oracle, random_instance, random_reduced_obdd, random_xpg
+from xpg.testing import (
+    Oracle,
+    fresh_copy,
+    random_instance,
+    random_reduced_obdd,
+    random_xpg,
+)
 from xpg.testing.graphs import ladder
 from xpg.testing.xpgs import random_dg_xpgs
 
@@ -111,21 +117,6 @@ def ref_find_cxp(xg: ExplanationGraph) -> tuple[str, ...] | None:
 
 
 # -- graphs ---------------------------------------------------------------------------------------
-def fresh(xg: ExplanationGraph) -> ExplanationGraph:
-    """The same graph with no cached traversal structure."""
-    return ExplanationGraph(
-        xg.var_names,
-        xg.node_ids,
-        xg.root,
-        xg.node_var,
-        xg.terminal_value,
-        xg.edge_src,
-        xg.edge_dst,
-        xg.edge_label,
-        check=False,
-    )
-
-
 def graphs(seed: int) -> Iterator[ExplanationGraph]:
     """About 20 graphs per seed: random XpG trees and DAGs, XpGs of random decision graphs
     (trees, merged DAGs, ordered DAGs), and of reduced OBDDs."""
@@ -150,7 +141,7 @@ def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 
 def prepared(xg: ExplanationGraph, mode: str) -> ExplanationGraph:
-    xg = fresh(xg)
+    xg = fresh_copy(xg)
     if MODES[mode][3]:
         xg.ends_at_zero()
     return xg
@@ -219,7 +210,7 @@ def test_incremental_reach_undoes_refused_attempts(mode: str) -> None:
 def test_traversal_arrays_match_a_plain_loop() -> None:
     rng = random.Random(3)
     for _ in range(50):
-        xg = fresh(random_xpg(rng, tree=rng.random() < 0.5, max_internal=30))
+        xg = fresh_copy(random_xpg(rng, tree=rng.random() < 0.5, max_internal=30))
         t = xg.csr()
         one, zero = _lists(xg)
         assert t.one.tolist() == one
@@ -236,10 +227,10 @@ def test_traversal_arrays_match_a_plain_loop() -> None:
         small = list(xg.views())
         with pytest.MonkeyPatch.context() as m:
             m.setattr(xpgraph, "SMALL_EDGES", 0)
-            assert [list(s) for s in fresh(xg).views()] == [list(s) for s in small]
+            assert [list(s) for s in fresh_copy(xg).views()] == [list(s) for s in small]
             m.setattr(xpgraph, "LIST_EDGES", 0)
-            assert all(isinstance(s, memoryview) for s in fresh(xg).views())
-            assert [list(s) for s in fresh(xg).views()] == [list(s) for s in small]
+            assert all(isinstance(s, memoryview) for s in fresh_copy(xg).views())
+            assert [list(s) for s in fresh_copy(xg).views()] == [list(s) for s in small]
 
 
 def test_several_one_edges_are_reported() -> None:
@@ -258,4 +249,4 @@ def test_several_one_edges_are_reported() -> None:
         with pytest.MonkeyPatch.context() as m:
             m.setattr(xpgraph, "SMALL_EDGES", small)
             with pytest.raises(InvalidGraphError, match="'r' has 2 outgoing edges labelled 1"):
-                fresh(xg).views()
+                fresh_copy(xg).views()

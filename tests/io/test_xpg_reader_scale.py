@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph, _follow_ones, _has_cycle
 from xpg.io.xpg_format import _Parts, _read_fast, _read_lines
-from xpg.testing import random_xpg
+from xpg.testing import described, random_xpg
 from xpg.testing.xpgs import random_dg_xpgs
 
 
@@ -31,22 +30,6 @@ def _same_parts(a: _Parts, b: _Parts) -> None:
     for field in ("node_var", "terminal_value", "src", "dst", "label"):
         x, y = getattr(a, field), getattr(b, field)
         assert x.dtype == y.dtype and np.array_equal(x, y), field
-
-
-def _described(xg: ExplanationGraph) -> tuple[Any, ...]:
-    """A graph by node ids and variable names (the reader lists terminals first)."""
-    ids = xg.node_ids
-    nodes = {
-        ids[i]: (xg.var_names[v] if v >= 0 else None, t)
-        for i, (v, t) in enumerate(zip(xg.node_var_list, xg.terminal_value_list, strict=True))
-    }
-    edges = [
-        (ids[s], ids[d], b)
-        for s, d, b in zip(
-            xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist(), strict=True
-        )
-    ]
-    return nodes, edges, ids[xg.root]
 
 
 def _graphs() -> list[ExplanationGraph]:
@@ -77,7 +60,7 @@ def test_round_trip_takes_the_fast_path_and_agrees() -> None:
                 xg.edge_dst,
                 xg.edge_label,
             )
-        assert _described(again) == _described(xg)
+        assert described(again) == described(xg)
         assert format_xpg(again) == format_xpg(read_xpg_text(format_xpg(again)))
 
 

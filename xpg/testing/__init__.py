@@ -18,7 +18,8 @@ that fit an estimator.
   :func:`random_real_sklearn_tree`;
 * Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
 * explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`,
-  :func:`antichain_xpg` (the worst case of tree membership);
+  :func:`antichain_xpg` (the worst case of tree membership), :func:`fresh_copy` (no cached
+  traversal structure), :func:`described` (by node ids and names);
 * the oracle: :class:`Oracle` (all AXps and CXps, members, necessary features, smallest
   sizes), :class:`ClassTable` (a classifier evaluated on a grid),
   :func:`brute_minimal_hitting_sets`, and the grids :func:`representatives`,
@@ -81,9 +82,18 @@ from xpg.testing.oracle import (
     numeric_representatives,
     representatives,
 )
-from xpg.testing.xpgs import antichain_xpg, random_cases, random_dg_xpgs, random_xpg
+from xpg.testing.xpgs import (
+    antichain_xpg,
+    described,
+    fresh_copy,
+    random_cases,
+    random_dg_xpgs,
+    random_xpg,
+)
 
 __all__ = [
+    "described",
+    "fresh_copy",
     "brute_minimal_hitting_sets",
     "GRAPH_KINDS",
     "GRID",

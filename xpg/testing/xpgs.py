@@ -227,3 +227,52 @@ def antichain_xpg(depth: int, distance: int | None = None) -> ExplanationGraph:
         label,
         check=False,
     )
+
+
+def fresh_copy(xg: ExplanationGraph) -> ExplanationGraph:
+    """The same explanation graph as a new object, with no traversal structure built yet
+    (to time or test the construction of those structures).
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> xg = and_xpg()
+    >>> copy = fresh_copy(xg)
+    >>> copy is not xg and copy.edge_label.tolist() == xg.edge_label.tolist()
+    True
+    """
+    return ExplanationGraph(
+        xg.var_names,
+        xg.node_ids,
+        xg.root,
+        xg.node_var,
+        xg.terminal_value,
+        xg.edge_src,
+        xg.edge_dst,
+        xg.edge_label,
+        check=False,
+    )
+
+
+def described(xg: ExplanationGraph) -> tuple[Any, ...]:
+    """A graph in terms of node ids and variable names, independent of the order in which
+    nodes and variables are stored (the ``.xpg`` reader lists terminals first).
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> described(and_xpg()) == described(fresh_copy(and_xpg()))
+    True
+    """
+    ids = xg.node_ids
+    nodes = {
+        ids[i]: (xg.var_names[v] if v >= 0 else None, t)
+        for i, (v, t) in enumerate(zip(xg.node_var_list, xg.terminal_value_list, strict=True))
+    }
+    edges = [
+        (ids[s], ids[d], b)
+        for s, d, b in zip(
+            xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist(), strict=True
+        )
+    ]
+    return nodes, edges, ids[xg.root]
