@@ -58,8 +58,9 @@ INSTANCE_HELP = (
     "a JSON object of feature values; or @FILE, a file holding that JSON object. "
     "In the first form the names are matched against the model's feature names, longest "
     "first, so names with '=', ',' or spaces need no escape; a value runs to the next comma; "
-    "a backslash makes the next character literal: '\\,' is a comma inside a value, '\\=' an "
-    "'=' that ends no name, '\\@' a leading @ that names no file"
+    "a backslash makes the next character literal: '\\,' is a comma inside a value (or "
+    "starting a name), '\\=' an '=' that ends no name, '\\@' and '\\{' a first character "
+    "that starts no file name or JSON, '\\\\' a backslash (docs/cli.md)"
 )
 
 #: The help of an option naming a set of features.
