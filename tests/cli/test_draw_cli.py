@@ -158,7 +158,7 @@ def test_without_dot_svg_is_a_clear_error(
         (["--axp", "priors:=9"], "unknown feature 'priors:=9'"),
         (["--axp", "a", "--cxp", "b"], "not allowed with argument --axp"),
         (["--explain", "-o", "g.jpg"], "expected a file name ending in .dot, .gv, .svg"),
-        (["--instance", "priors:=0"], "expected NAME=VALUE"),
+        (["--instance", "priors:=0"], "expected name=value"),
     ],
 )
 def test_bad_claims_and_options(

@@ -295,7 +295,7 @@ def test_bad_instance_files_are_one_line(
         ("priors:=0=1,priors:=0=0", "feature 'priors:=0' is given twice"),
         ("priors:=9=1", "'priors:=9=1' does not start with a feature name and '='"),
         ("prior=1", "unknown feature 'prior' (expected: 'sex:Female', 'age:<21'"),
-        ("priors:=0", "expected NAME=VALUE, found 'priors:=0'"),
+        ("priors:=0", "expected name=value, found 'priors:=0'"),
         ("priors:=0=2", "feature 'priors:=0': expected one of ['0', '1'], found '2'"),
         ('{"priors:=0": 1', "malformed JSON object"),
         ("priors:=0=1", "the instance has no value for feature(s) 'sex:Female'"),

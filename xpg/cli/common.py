@@ -179,7 +179,7 @@ def _explain_failure(
             item = plain[i:comma].strip()
             equals = [k for k in range(i, comma) if chars[k] == ("=", False)]
             if not equals or _names_at(chars, plain, i, by_length, ","):
-                raise InvalidInstanceError(f"--instance: expected NAME=VALUE, found {item!r}")
+                raise InvalidInstanceError(f"--instance: expected name=value, found {item!r}")
             if len(equals) == 1:
                 name = plain[i : equals[0]].strip()
                 raise InvalidInstanceError(
