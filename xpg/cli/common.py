@@ -84,17 +84,28 @@ def _marked(text: str) -> list[tuple[str, bool]]:
     return out
 
 
+class _Names:
+    """Known feature names, looked up by length: the names written at a position are found
+    with one set lookup per distinct length, longest first (not one comparison per name)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.all = list(names)
+        self.known = set(names)
+        self.lengths = sorted({len(n) for n in self.known}, reverse=True)
+
+
 def _names_at(
-    chars: list[tuple[str, bool]], plain: str, i: int, names: Sequence[str], end: str
+    chars: list[tuple[str, bool]], plain: str, i: int, names: _Names, end: str
 ) -> list[tuple[str, int]]:
-    """The ``names`` (sorted longest first) written at ``i`` and followed, after blanks, by an
-    unescaped ``end`` character (or by the end of the text, when ``end`` is ``,``): each
-    with the position after it and its blanks, longest first."""
+    """The known ``names`` written at ``i`` and followed, after blanks, by an unescaped ``end``
+    character (or by the end of the text, when ``end`` is ``,``): each with the position after
+    it and its blanks, longest first."""
     found = []
-    for name in names:
-        if not plain.startswith(name, i):
+    for length in names.lengths:
+        name = plain[i : i + length]
+        if len(name) < length or name not in names.known:
             continue
-        k = i + len(name)
+        k = i + length
         while k < len(chars) and chars[k][0].isspace() and not chars[k][1]:
             k += 1
         if (k == len(chars) and end == ",") or (k < len(chars) and chars[k] == (end, False)):
@@ -139,7 +150,7 @@ def split_assignments(text: str, names: Sequence[str]) -> list[tuple[str, str]]:
     """
     chars = _marked(text)
     plain = "".join(c for c, _ in chars)
-    by_length = sorted(names, key=len, reverse=True)
+    by_length = _Names(names)
     # Depth first over the names that fit at each item, longest first: the first complete
     # reading wins.  A name that fits but leaves the rest unreadable (a name given twice, say)
     # is given up for a shorter one; names rarely overlap, so this is one pass in practice.
@@ -164,7 +175,7 @@ def split_assignments(text: str, names: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _explain_failure(
-    chars: list[tuple[str, bool]], plain: str, names: Sequence[str], by_length: Sequence[str]
+    chars: list[tuple[str, bool]], plain: str, names: Sequence[str], by_length: _Names
 ) -> NoReturn:
     """Why ``NAME=VALUE,...`` has no reading: the first problem on the longest-first reading."""
     seen: set[str] = set()
@@ -208,7 +219,7 @@ def parse_feature_list(text: str, names: Sequence[str]) -> list[str]:
     """
     chars = _marked(text)
     plain = "".join(c for c, _ in chars)
-    by_length = sorted(names, key=len, reverse=True)
+    by_length = _Names(names)
     out: list[str] = []
     i = _skip_separators(chars, 0)
     while i < len(chars):
