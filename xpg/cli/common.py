@@ -25,10 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from xpg.errors import InvalidInstanceError, XpgError
+from xpg.errors import InvalidInstanceError, ParseError, XpgError
 
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
@@ -52,36 +52,264 @@ def is_model_file(path: str) -> bool:
         return False
 
 
-def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
-    """``name=value,name=value`` (or a JSON object) -> a checked instance.
+#: The ``--instance`` help, shared by every command that takes an instance.
+INSTANCE_HELP = (
+    "the instance (with a model file), in one of three forms: NAME=VALUE,NAME=VALUE,... ; "
+    "a JSON object of feature values; or @FILE, a file holding that JSON object. "
+    "In the first form the names are matched against the model's feature names, longest "
+    "first, so names with '=', ',' or spaces need no escape; a value runs to the next comma; "
+    "a backslash makes the next character literal: '\\,' is a comma inside a value (or "
+    "starting a name), '\\=' an '=' that ends no name, '\\@' and '\\{' a first character "
+    "that starts no file name or JSON, '\\\\' a backslash (docs/cli.md)"
+)
+
+#: The help of an option naming a set of features.
+FEATURES_HELP = (
+    "feature names separated by commas, matched against the model's names longest first "
+    "(names with ',' need no escape; a backslash makes the next character literal)"
+)
+
+
+def _marked(text: str) -> list[tuple[str, bool]]:
+    """The characters of ``text`` with a flag: True when a backslash escaped it."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            out.append((text[i + 1], True))
+            i += 2
+        else:
+            out.append((text[i], False))
+            i += 1
+    return out
+
+
+class _Names:
+    """Known feature names, looked up by length: the names written at a position are found
+    with one set lookup per distinct length, longest first (not one comparison per name)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.all = list(names)
+        self.known = set(names)
+        self.lengths = sorted({len(n) for n in self.known}, reverse=True)
+
+
+def _names_at(
+    chars: list[tuple[str, bool]], plain: str, i: int, names: _Names, end: str
+) -> list[tuple[str, int]]:
+    """The known ``names`` written at ``i`` and followed, after blanks, by an unescaped ``end``
+    character (or by the end of the text, when ``end`` is ``,``): each with the position after
+    it and its blanks, longest first."""
+    found = []
+    for length in names.lengths:
+        name = plain[i : i + length]
+        if len(name) < length or name not in names.known:
+            continue
+        k = i + length
+        while k < len(chars) and chars[k][0].isspace() and not chars[k][1]:
+            k += 1
+        if (k == len(chars) and end == ",") or (k < len(chars) and chars[k] == (end, False)):
+            found.append((name, k))
+    return found
+
+
+def _next_unescaped(chars: list[tuple[str, bool]], i: int, char: str) -> int:
+    """Position of the next unescaped ``char`` from ``i`` (``len(chars)`` when none)."""
+    while i < len(chars) and chars[i] != (char, False):
+        i += 1
+    return i
+
+
+def _skip_separators(chars: list[tuple[str, bool]], i: int) -> int:
+    while i < len(chars) and not chars[i][1] and (chars[i][0].isspace() or chars[i][0] == ","):
+        i += 1
+    return i
+
+
+def _shown(names: Sequence[str]) -> str:
+    shown = ", ".join(map(repr, names[:12]))
+    return shown + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+
+
+def split_assignments(text: str, names: Sequence[str]) -> list[tuple[str, str]]:
+    """``NAME=VALUE,NAME=VALUE,...`` -> ``[(name, value text), ...]``, matching the known
+    feature ``names`` longest first (see :data:`INSTANCE_HELP` for the escapes).
 
     Raises
     ------
     InvalidInstanceError
-        For malformed text, an unknown feature, or a value outside its feature's domain.
+        For an item that is not ``NAME=VALUE``, an unknown name, or a name given twice.
+
+    Examples
+    --------
+    >>> names = ["priors:=0", "priors", "age group", "a,b"]
+    >>> split_assignments("priors:=0=1, age group = 3,a,b=x", names)
+    [('priors:=0', '1'), ('age group', '3'), ('a,b', 'x')]
+    >>> split_assignments("priors=1\\\\,5", names)
+    [('priors', '1,5')]
+    """
+    chars = _marked(text)
+    plain = "".join(c for c, _ in chars)
+    by_length = _Names(names)
+    # Depth first over the names that fit at each item, longest first: the first complete
+    # reading wins.  A name that fits but leaves the rest unreadable (a name given twice, say)
+    # is given up for a shorter one; names rarely overlap, so this is one pass in practice.
+    pairs: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    stack: list[Iterator[tuple[str, int]]] = []
+    i = _skip_separators(chars, 0)
+    while i < len(chars):
+        fits = _names_at(chars, plain, i, by_length, "=")
+        stack.append(iter([(n, k) for n, k in fits if n not in seen]))
+        while (choice := next(stack[-1], None)) is None:
+            stack.pop()
+            if not stack:
+                _explain_failure(chars, plain, names, by_length)
+            seen.discard(pairs.pop()[0])
+        name, k = choice
+        end = _next_unescaped(chars, k + 1, ",")
+        pairs.append((name, "".join(c for c, _ in chars[k + 1 : end]).strip()))
+        seen.add(name)
+        i = _skip_separators(chars, end)
+    return pairs
+
+
+def _explain_failure(
+    chars: list[tuple[str, bool]], plain: str, names: Sequence[str], by_length: _Names
+) -> NoReturn:
+    """Why ``NAME=VALUE,...`` has no reading: the first problem on the longest-first reading."""
+    seen: set[str] = set()
+    i = _skip_separators(chars, 0)
+    while i < len(chars):
+        fits = _names_at(chars, plain, i, by_length, "=")
+        fresh = [(n, k) for n, k in fits if n not in seen]
+        if fits and not fresh:
+            raise InvalidInstanceError(f"--instance: feature {fits[0][0]!r} is given twice")
+        if not fits:
+            comma = _next_unescaped(chars, i, ",")
+            item = plain[i:comma].strip()
+            equals = [k for k in range(i, comma) if chars[k] == ("=", False)]
+            if not equals or _names_at(chars, plain, i, by_length, ","):
+                raise InvalidInstanceError(f"--instance: expected name=value, found {item!r}")
+            if len(equals) == 1:
+                name = plain[i : equals[0]].strip()
+                raise InvalidInstanceError(
+                    f"--instance: unknown feature {name!r} (expected: {_shown(names)})"
+                )
+            raise InvalidInstanceError(
+                f"--instance: {item!r} does not start with a feature name and '=' "
+                f"(expected: {_shown(names)})"
+            )
+        name, k = fresh[0]
+        seen.add(name)
+        i = _skip_separators(chars, _next_unescaped(chars, k + 1, ","))
+    raise AssertionError("unreachable: the longest-first reading succeeded")
+
+
+def parse_feature_list(text: str, names: Sequence[str]) -> list[str]:
+    """``F1,F2,...`` -> the feature names, matching the known ``names`` longest first; an
+    item that matches none is returned as written (the caller reports it as unknown).
+
+    Examples
+    --------
+    >>> parse_feature_list("priors:=0, a,b ,c", ["a", "a,b", "priors:=0", "c"])
+    ['priors:=0', 'a,b', 'c']
+    >>> parse_feature_list("a\\\\,b,zz", ["a"])
+    ['a,b', 'zz']
+    """
+    chars = _marked(text)
+    plain = "".join(c for c, _ in chars)
+    by_length = _Names(names)
+    out: list[str] = []
+    i = _skip_separators(chars, 0)
+    while i < len(chars):
+        fits = _names_at(chars, plain, i, by_length, ",")
+        if fits:
+            out.append(fits[0][0])
+            end = fits[0][1]
+        else:
+            end = _next_unescaped(chars, i, ",")
+            out.append(plain[i:end].strip())
+        i = _skip_separators(chars, end)
+    return out
+
+
+def _read_instance_file(path: str) -> Any:
+    """The JSON document of ``--instance @FILE``."""
+    if not path:
+        raise InvalidInstanceError("--instance @FILE: expected a file name after '@'")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise ParseError(
+            f"cannot read the file given as --instance @FILE: {err.strerror}", path=path
+        ) from None
+    except UnicodeDecodeError:
+        raise ParseError("--instance @FILE: expected UTF-8 JSON text", path=path) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ParseError(
+            f"--instance @FILE: malformed JSON: {err.msg} (column {err.colno})",
+            path=path,
+            line=err.lineno,
+        ) from None
+
+
+def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
+    """An instance given on the command line -> a checked ``{name: value}``.
+
+    ``text`` is ``NAME=VALUE,...`` (:func:`split_assignments`), a JSON object, or ``@FILE``
+    naming a file that holds a JSON object (:data:`INSTANCE_HELP`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        For malformed text, an unknown feature, or a value outside its feature's domain
+        (from a file: the message starts with the file's name).
+    ParseError
+        When ``@FILE`` cannot be read or does not hold JSON.
+
+    Examples
+    --------
+    >>> from xpg.core.features import Feature
+    >>> from xpg.core.graph import DecisionGraph
+    >>> dg = DecisionGraph([Feature.boolean("priors:=0"), Feature.real("age, years")])
+    >>> parse_instance(dg, "priors:=0=1,age, years=31.5")
+    {'priors:=0': 1, 'age, years': 31.5}
+    >>> parse_instance(dg, '{"priors:=0": 0, "age, years": 40}')
+    {'priors:=0': 0, 'age, years': 40}
     """
     text = text.strip()
-    if text.startswith("{"):
+    source = None
+    if text.startswith("@"):
+        source = text[1:].strip()
+        raw: Any = _read_instance_file(source)
+    elif text.startswith("{"):
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as err:
             raise InvalidInstanceError(f"--instance: malformed JSON object: {err.msg}") from None
-        if not isinstance(raw, dict):
-            raise InvalidInstanceError("--instance: expected a JSON object of feature values")
-        values = dict(raw)
     else:
-        values = {}
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            name, sep, value = part.partition("=")
-            if not sep:
-                raise InvalidInstanceError(f"--instance: expected name=value, found {part!r}")
-            name = name.strip()
-            if name not in dg.feature_index:
-                raise InvalidInstanceError(
-                    f"--instance: unknown feature {name!r} "
-                    f"(expected: {', '.join(dg.feature_index)})"
-                )
-            values[name] = dg.features[dg.feature_index[name]].parse_value(value)
+        pairs = split_assignments(text, list(dg.feature_index))
+        values = {n: dg.features[dg.feature_index[n]].parse_value(v) for n, v in pairs}
+        return _checked(dg, values)
+    if not isinstance(raw, dict):
+        found = type(raw).__name__ if raw is not None else "null"
+        where = f"{source}: " if source is not None else ""
+        raise InvalidInstanceError(
+            f"{where}--instance: expected a JSON object of feature values, found a {found}"
+        )
+    try:
+        return _checked(dg, dict(raw))
+    except InvalidInstanceError as err:
+        if source is None:
+            raise
+        raise InvalidInstanceError(f"{source}: {err}") from None
+
+
+def _checked(dg: DecisionGraph, values: dict[str, Any]) -> dict[str, Any]:
     dg.instance_values(values)  # every feature present and in its domain
     return values
 
@@ -125,11 +353,7 @@ def add_json_argument(p: argparse.ArgumentParser) -> None:
 def add_file_arguments(p: argparse.ArgumentParser) -> None:
     """FILE, ``--instance`` and ``--json``: the arguments of a command that explains."""
     p.add_argument("file", help="a .xpg explanation graph, or a JSON model file with --instance")
-    p.add_argument(
-        "--instance",
-        metavar="NAME=VALUE,...",
-        help="the instance to explain (for a model file); also a JSON object",
-    )
+    p.add_argument("--instance", metavar="NAME=VALUE,...|JSON|@FILE", help=INSTANCE_HELP)
     add_json_argument(p)
 
 
@@ -179,6 +403,29 @@ def positive_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """An option value that must be a positive (finite) number of seconds (else a usage error)."""
     return _positive(text, float, "number")
+
+
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """An option type: an integer from ``low`` to ``high`` inclusive (else a usage error).
+
+    Examples
+    --------
+    >>> int_between(0, 2**32 - 1)("7")
+    7
+    """
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer from {low} to {high}, found {text!r}"
+            )
+        return value
+
+    return convert
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

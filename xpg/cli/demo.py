@@ -14,13 +14,21 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xpg.cli.common import add_command, add_json_argument, braces, emit, positive_int
+from xpg.cli.common import add_command, add_json_argument, braces, emit, int_between
+from xpg.errors import InvalidParameterError
 
 if TYPE_CHECKING:
     from xpg.explain.marco import EnumerationResult
 
 #: The bundled scikit-learn datasets of the demo: name -> loader in ``sklearn.datasets``.
 DATASETS = {"breast_cancer": "load_breast_cancer", "wine": "load_wine", "iris": "load_iris"}
+#: The share of each dataset held out as the test set, whose rows the demo explains.
+TEST_SIZE = 0.3
+#: The seeds scikit-learn and numpy accept.
+MAX_SEED = 2**32 - 1
+#: Deeper than any tree these datasets (at most 569 rows) can grow; scikit-learn overflows on
+#: depths beyond a C integer.
+MAX_DEPTH = 10_000
 
 
 @dataclass
@@ -54,7 +62,14 @@ class DemoReport:
 def run_demo(
     dataset: str = "breast_cancer", n_instances: int = 5, max_depth: int = 6, seed: int = 0
 ) -> DemoReport:
-    """Train, compile, and explain ``n_instances`` test decisions of a depth-limited tree."""
+    """Train, compile, and explain ``n_instances`` test decisions of a depth-limited tree.
+
+    Raises
+    ------
+    InvalidParameterError
+        When ``n_instances`` exceeds the rows of the test set (the message says how many
+        there are), or ``dataset``, ``max_depth`` or ``seed`` is out of range.
+    """
     import numpy as np
     import sklearn.datasets
     from sklearn.model_selection import train_test_split
@@ -67,10 +82,24 @@ def run_demo(
     from xpg.explain.describe import axp_conditions, counterexample
     from xpg.explain.marco import enumerate_explanations
 
+    if dataset not in DATASETS:
+        raise InvalidParameterError(
+            f"unknown dataset {dataset!r}; expected one of {', '.join(DATASETS)}"
+        )
+    if not 1 <= max_depth <= MAX_DEPTH or not 0 <= seed <= MAX_SEED:
+        raise InvalidParameterError(
+            f"expected a depth from 1 to {MAX_DEPTH} and a seed from 0 to {MAX_SEED}, "
+            f"found depth {max_depth} and seed {seed}"
+        )
     data = getattr(sklearn.datasets, DATASETS[dataset])()
     X_train, X_test, y_train, y_test = train_test_split(
-        data.data, data.target, test_size=0.3, random_state=seed, stratify=data.target
+        data.data, data.target, test_size=TEST_SIZE, random_state=seed, stratify=data.target
     )
+    if not 1 <= n_instances <= len(X_test):
+        raise InvalidParameterError(
+            f"--instances {n_instances}: the {dataset} test set has {len(X_test)} rows "
+            f"({TEST_SIZE:.0%} of {len(data.data)}); ask for 1 to {len(X_test)}"
+        )
     clf = DecisionTreeClassifier(max_depth=max_depth, random_state=seed).fit(X_train, y_train)
     start = time.perf_counter()
     dg = from_sklearn_tree(
@@ -193,7 +222,18 @@ def register(subparsers: Any) -> None:
         file_arguments=False,
     )
     p.add_argument("--dataset", choices=list(DATASETS), default="breast_cancer")
-    p.add_argument("--instances", type=positive_int, default=5, help="decisions to explain")
-    p.add_argument("--depth", type=positive_int, default=6, help="maximum tree depth")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--instances",
+        type=int_between(1, 2**31 - 1),
+        default=5,
+        help="decisions to explain: rows of the test set, drawn at random (at most the test "
+        "set's size: 171 rows for breast_cancer, 54 for wine, 45 for iris)",
+    )
+    p.add_argument("--depth", type=int_between(1, MAX_DEPTH), default=6, help="maximum tree depth")
+    p.add_argument(
+        "--seed",
+        type=int_between(0, MAX_SEED),
+        default=0,
+        help="seed of the train/test split, the tree and the rows drawn",
+    )
     add_json_argument(p)

@@ -19,20 +19,25 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
+    FEATURES_HELP,
     add_command,
     braces,
     emit,
     load_args_graph,
+    parse_feature_list,
     positive_float,
     positive_int,
 )
 
+if TYPE_CHECKING:
+    from xpg.core.xpgraph import ExplanationGraph
 
-def _seed(args: argparse.Namespace) -> list[str] | None:
-    return args.seed.split(",") if args.seed else None
+
+def _seed(args: argparse.Namespace, xg: ExplanationGraph) -> list[str] | None:
+    return parse_feature_list(args.seed, xg.var_names) if args.seed else None
 
 
 def cmd_axp(args: argparse.Namespace) -> int:
@@ -41,7 +46,7 @@ def cmd_axp(args: argparse.Namespace) -> int:
 
     xg = load_args_graph(args)
     start = time.perf_counter()
-    axp = find_axp(xg, seed=_seed(args))
+    axp = find_axp(xg, seed=_seed(args, xg))
     seconds = time.perf_counter() - start
     return emit(
         args, {"kind": "axp", "features": sorted(axp), "seconds": seconds}, f"AXp {braces(axp)}"
@@ -54,7 +59,7 @@ def cmd_cxp(args: argparse.Namespace) -> int:
 
     xg = load_args_graph(args)
     start = time.perf_counter()
-    cxp = find_cxp(xg, seed=_seed(args))
+    cxp = find_cxp(xg, seed=_seed(args, xg))
     seconds = time.perf_counter() - start
     text = f"CXp {braces(cxp)}" if cxp is not None else "no CXp: the prediction cannot change"
     doc = {"kind": "cxp", "features": sorted(cxp) if cxp is not None else None, "seconds": seconds}
@@ -80,7 +85,7 @@ def cmd_enum(args: argparse.Namespace) -> int:
 
 
 def _add_seed_argument(p: argparse.ArgumentParser, kind: str) -> None:
-    p.add_argument("--seed", metavar="F1,F2,...", help=f"a weak {kind} to shrink (feature names)")
+    p.add_argument("--seed", metavar="F1,F2,...", help=f"a weak {kind} to shrink: {FEATURES_HELP}")
 
 
 def register(subparsers: Any) -> None:

@@ -20,15 +20,24 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from xpg.cli.common import add_command, add_json_argument, braces, emit, parse_instance
+from xpg.cli.common import (
+    FEATURES_HELP,
+    INSTANCE_HELP,
+    add_command,
+    add_json_argument,
+    braces,
+    emit,
+    parse_feature_list,
+    parse_instance,
+)
 from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
 
 if TYPE_CHECKING:
     from xpg.verify.verifier import Verdict
 
 
-def _names(text: str) -> list[str]:
-    return [] if text.strip() in ("", "{}") else [p.strip() for p in text.split(",") if p.strip()]
+def _names(text: str, names: list[str]) -> list[str]:
+    return [] if text.strip() in ("", "{}") else parse_feature_list(text, names)
 
 
 def _format(verdict: Verdict) -> str:
@@ -51,16 +60,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     model: Any = read_model(args.model)
     if args.axp is None and args.cxp is None:
         raise InvalidInstanceError("give the claim with --axp F1,F2,... or --cxp F1,F2,...")
-    instance = parse_instance(DecisionGraph(model.features), args.instance)
+    dg = DecisionGraph(model.features)
+    instance = parse_instance(dg, args.instance)
+    names = list(dg.feature_index)
     try:
         verifier = Verifier(model)
     except (InvalidGraphError, InvalidModelError) as err:
         raise InvalidModelError(f"{args.model}: {err}") from None
     with verifier:
         if args.axp is not None:
-            verdict = verifier.verify_axp(instance, _names(args.axp))
+            verdict = verifier.verify_axp(instance, _names(args.axp, names))
         else:
-            verdict = verifier.verify_cxp(instance, _names(args.cxp))
+            verdict = verifier.verify_cxp(instance, _names(args.cxp, names))
     emit(args, verdict.to_json(), _format(verdict))
     return 0 if verdict.holds else 1
 
@@ -81,10 +92,10 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--instance",
         required=True,
-        metavar="NAME=VALUE,...",
-        help="the instance (also a JSON object)",
+        metavar="NAME=VALUE,...|JSON|@FILE",
+        help=INSTANCE_HELP,
     )
     claim = p.add_mutually_exclusive_group(required=True)
-    claim.add_argument("--axp", metavar="F1,F2,...", help="the claimed AXp (feature names)")
-    claim.add_argument("--cxp", metavar="F1,F2,...", help="the claimed CXp (feature names)")
+    claim.add_argument("--axp", metavar="F1,F2,...", help="the claimed AXp: " + FEATURES_HELP)
+    claim.add_argument("--cxp", metavar="F1,F2,...", help="the claimed CXp: " + FEATURES_HELP)
     add_json_argument(p)

@@ -30,6 +30,15 @@ def _mode_for(target: Path) -> int:
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    _write_atomic(path, text)
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    _write_atomic(path, data)
+
+
+def _write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(
@@ -38,8 +47,12 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     except OSError as err:
         raise OutputError(f"{target}: cannot write here: {err.strerror}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        if isinstance(data, str):
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(data)
+        else:
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(data)
         os.chmod(tmp, _mode_for(target))  # mkstemp creates 0600; give what open() would
         os.replace(tmp, target)
     except BaseException as err:
