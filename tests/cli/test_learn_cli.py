@@ -6,6 +6,9 @@ from __future__ import annotations
 import fractions
 import gzip
 import json
+import re
+import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import skops.io as sio
-from conftest import shared_path
+from conftest import REPO_ROOT, SHARED, shared_path
 from sklearn.tree import DecisionTreeClassifier
 
 from xpg.cli.main import main
@@ -84,14 +87,15 @@ def test_learn_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_learn_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = shared_path("datasets", COMPAS[0])
+    data = shared_path("datasets", "pmlb/monk1.tsv.gz")
     out = tmp_path / "list.json"
-    args = ["learn", "list", str(data), "--target", COMPAS[1], "--positive", "1"]
+    args = ["learn", "list", str(data), "--target", "target", "--positive", "1", "--seed", "2"]
     assert main([*args, "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    learned = learn_list_from_table(data, COMPAS[1], positive=1)
+    learned = learn_list_from_table(data, "target", positive=1, seed=2)
     assert json.loads(out.read_text()) == model_to_dict(learned.model)
     assert f"size: {len(learned.model.rules)} rules" in text and "decision-list" in text
+    assert {r.label for r in learned.model.rules} == {1} and learned.model.default == 0
 
 
 def test_import_skops_and_pickle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -189,3 +193,50 @@ def test_help_says_why_pickles_need_trust(capsys: pytest.CaptureFixture[str]) ->
     assert main(["import", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "--trust-pickle" in text and "unpickling runs any code" in text
+
+
+def _doc_sessions() -> list[tuple[str, list[str]]]:
+    """The ``$ xpg ...`` commands of docs/cli.md's "Models from data" section, with their
+    output lines (continuation lines joined)."""
+    text = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = text.split("## Models from data", 1)[1].split("\n## ", 1)[0]
+    sessions: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"^```console\n(.*?)^```$", section, re.S | re.M):
+        for line in block.replace("\\\n", "").splitlines():
+            if line.startswith("$ "):
+                sessions.append((" ".join(line[2:].split()), []))
+            else:
+                sessions[-1][1].append(line)
+    return sessions
+
+
+def test_the_documented_sessions_print_what_docs_cli_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/cli.md, run top to bottom in a folder beside ``shared`` (as in a checkout)."""
+    sessions = _doc_sessions()
+    assert len(sessions) >= 7
+    (tmp_path / "shared").symlink_to(SHARED)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    frame = pd.read_csv(shared_path("datasets", COMPAS[0]))  # compas.skops, as the doc says
+    clf = DecisionTreeClassifier(max_depth=5, random_state=0)
+    sio.dump(clf.fit(frame.drop(columns=COMPAS[1]), frame[COMPAS[1]]), work / "compas.skops")
+    seconds = re.compile(r"\d+(\.\d+)?(e-?\d+)? s$")
+    for command, expected in sessions:
+        words = shlex.split(command)
+        if words[0] == "cat":  # the file the doc shows is the file the next commands read
+            Path(words[1]).write_text("\n".join(expected) + "\n")
+            continue
+        if words[0] == "cp":  # cp A B && xpg ...
+            shutil.copy(words[1], words[2])
+            assert words[3] == "&&"
+            words = words[4:]
+        assert words[0] == "xpg"
+        main(words[1:])
+        captured = capsys.readouterr()
+        got = (captured.out + captured.err).splitlines()
+        assert [seconds.sub("S s", g) for g in got] == [seconds.sub("S s", e) for e in expected], (
+            command
+        )
