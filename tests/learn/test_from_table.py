@@ -294,3 +294,21 @@ def test_same_tree_as_sklearn_on_the_same_encoding() -> None:
         clf.predict(data.X).tolist()
         == learned.model.predict_batch(object_rows(data.values)).tolist()
     )
+
+
+def test_pandas_extension_dtypes() -> None:
+    """Nullable integers, the string dtype and categoricals type as their values do."""
+    frame = pd.DataFrame(
+        {
+            "n": pd.array([1, None, 3, 4, 2, 3], dtype="Int64"),
+            "s": pd.array(["a", "b", None, "a", "b", "a"], dtype="string"),
+            "c": pd.Categorical(["x", "y", "x", "y", "x", "y"]),
+            "y": [0, 1, 0, 1, 0, 1],
+        }
+    )
+    data = prepare_table(frame, "y")
+    assert [f.kind for f in data.features] == ["integer", "categorical", "categorical"]
+    assert data.dropped_rows == 2 and data.values[0] == [1, "a", "x"]
+    learned = learn_tree_from_table(frame, "y", test_size=0)
+    assert learned.report.train_accuracy == 1.0
+    assert learned.model.predict({"n": 2, "s": "b", "c": "y"}) == 1

@@ -75,8 +75,13 @@ def column_values(feature: Feature, column: Any) -> list[Any]:
     InvalidDataError
         For an entry outside the feature's domain (the message names the column and value).
     """
+    column = as_column(column)
+    if not feature.is_discrete or feature.kind == "boolean":
+        fast = _numeric_values(feature, column)
+        if fast is not None:
+            return fast
     out = []
-    for v in as_column(column).tolist():
+    for v in column.tolist():
         if feature.kind == "categorical" and not _declared(feature, v):
             v = str(v)
         elif feature.kind == "boolean" and isinstance(v, (bool, float, str)):
@@ -86,6 +91,26 @@ def column_values(feature: Feature, column: Any) -> list[Any]:
         except InvalidInstanceError as err:
             raise InvalidDataError(f"column {feature.name!r}: {err}") from None
     return out
+
+
+def _numeric_values(feature: Feature, column: np.ndarray) -> list[Any] | None:
+    """The canonical values of a numeric column, vectorised; None when some entry is not a
+    number in the domain (the caller then checks entry by entry, and names the bad one)."""
+    try:
+        numbers = column.astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(numbers) & (numbers >= feature.low) & (numbers <= feature.high)
+        if feature.kind != "real":
+            ok &= numbers == np.round(numbers)
+    if feature.kind == "boolean":
+        ok = np.isin(numbers, (0.0, 1.0))
+    if not ok.all():
+        return None
+    if feature.kind == "real":
+        return numbers.tolist()
+    return numbers.astype(np.int64).tolist()
 
 
 def missing_mask(column: Any) -> np.ndarray:
