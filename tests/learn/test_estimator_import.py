@@ -16,7 +16,7 @@ import pytest
 import skops.io as sio
 from conftest import shared_path
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, export_text
 
 from xpg.errors import InvalidDataError, InvalidModelError, ParseError
 from xpg.io import read_model, save_model
@@ -136,6 +136,23 @@ def test_untrusted_types_are_refused(tmp_path: Path) -> None:
     sio.dump(clf, path)
     with pytest.raises(InvalidModelError, match="refusing to load: .*: fractions.Fraction$"):
         load_estimator(path)
+
+
+def test_functions_are_not_types(tmp_path: Path) -> None:
+    """Functions of numpy or of scikit-learn's tree package are not trusted, classes are."""
+    clf = DecisionTreeClassifier(max_depth=2).fit([[0], [1]], [0, 1])
+    clf.loader = np.load  # type: ignore[attr-defined]
+    clf.export = export_text  # type: ignore[attr-defined]
+    path = tmp_path / "t.skops"
+    sio.dump(clf, path)
+    with pytest.raises(
+        InvalidModelError, match="need: numpy.load, sklearn.tree._export.export_text$"
+    ):
+        load_estimator(path)
+    del clf.loader, clf.export  # type: ignore[attr-defined]
+    clf.scale = np.float32(1.5)  # type: ignore[attr-defined]
+    sio.dump(clf, path)
+    assert load_estimator(path).scale == np.float32(1.5)
 
 
 def test_pickle_needs_consent(tmp_path: Path) -> None:

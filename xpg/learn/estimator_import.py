@@ -2,8 +2,8 @@
 
 :func:`load_estimator` reads a ``DecisionTreeClassifier`` saved with skops (``.skops``): the
 types skops does not trust by default (:func:`skops.io.get_untrusted_types`) are accepted only
-when each is a scikit-learn tree type or a numpy type; anything else is refused, naming the
-types, and nothing is loaded.  A pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``)
+when each is a class of scikit-learn's tree package or of numpy (:func:`expected_type`);
+anything else (functions included) is refused, naming the types, and nothing is loaded.  A pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``)
 is loaded only with ``trust_pickle=True``: unpickling runs whatever code the file asks for.
 
 :func:`import_sklearn_tree` turns the estimator into the project's
@@ -40,8 +40,8 @@ from xpg.learn.feature_types import infer_feature
 
 SKOPS_SUFFIXES: tuple[str, ...] = (".skops",)
 PICKLE_SUFFIXES: tuple[str, ...] = (".pkl", ".pickle", ".joblib")
-#: the types a skops file of a decision tree may ask to trust (module prefixes)
-EXPECTED_TYPE_PREFIXES: tuple[str, ...] = ("sklearn.tree.", "numpy.")
+#: the modules whose classes a skops file of a decision tree may ask to trust
+EXPECTED_MODULES: tuple[str, ...] = ("sklearn.tree", "numpy")
 
 
 def load_estimator(path: str | os.PathLike[str], *, trust_pickle: bool = False) -> Any:
@@ -52,8 +52,8 @@ def load_estimator(path: str | os.PathLike[str], *, trust_pickle: bool = False) 
     ------
     InvalidModelError
         No such file, an unknown file type, a pickle without ``trust_pickle``, a skops file
-        asking to trust unexpected types, an unreadable file, or an object that is not a
-        fitted single-output ``DecisionTreeClassifier``.
+        asking to trust anything but scikit-learn tree or numpy classes, an unreadable file,
+        or an object that is not a fitted single-output ``DecisionTreeClassifier``.
     MissingExtraError
         A skops file without skops installed.
     """
@@ -88,7 +88,7 @@ def _load_skops(source: Path) -> Any:
         untrusted = sio.get_untrusted_types(file=source)
     except Exception as err:  # a corrupt zip or schema: skops raises many kinds
         raise InvalidModelError(f"{source}: not a skops file: {_first_line(err)}") from None
-    unexpected = [t for t in untrusted if not t.startswith(EXPECTED_TYPE_PREFIXES)]
+    unexpected = [t for t in untrusted if not expected_type(t)]
     if unexpected:
         raise InvalidModelError(
             f"{source}: refusing to load: the file asks to trust types that a decision tree "
@@ -98,6 +98,27 @@ def _load_skops(source: Path) -> Any:
         return sio.load(source, trusted=untrusted)
     except Exception as err:
         raise InvalidModelError(f"{source}: cannot load: {_first_line(err)}") from None
+
+
+def expected_type(name: str) -> bool:
+    """True when ``name`` (``module.Class``, as skops lists it) is a class of scikit-learn's
+    tree package or of numpy: functions and other packages' types are not.
+
+    >>> expected_type("sklearn.tree._tree.Tree"), expected_type("numpy.float64")
+    (True, True)
+    >>> expected_type("numpy.load"), expected_type("fractions.Fraction")
+    (False, False)
+    """
+    import importlib
+
+    module, _, attribute = name.rpartition(".")
+    if not any(module == m or module.startswith(m + ".") for m in EXPECTED_MODULES):
+        return False
+    try:
+        obj = getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError):
+        return False
+    return isinstance(obj, type)
 
 
 def _load_pickle(source: Path) -> Any:
