@@ -3,8 +3,9 @@
 :func:`load_estimator` reads a ``DecisionTreeClassifier`` saved with skops (``.skops``): the
 types skops does not trust by default (:func:`skops.io.get_untrusted_types`) are accepted only
 when each is a class of scikit-learn's tree package or of numpy (:func:`expected_type`);
-anything else (functions included) is refused, naming the types, and nothing is loaded.  A pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``)
-is loaded only with ``trust_pickle=True``: unpickling runs whatever code the file asks for.
+anything else (functions included) is refused, naming the types, and nothing is loaded.  A
+pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``) is loaded only with
+``trust_pickle=True``: unpickling runs whatever code the file asks for.
 
 :func:`import_sklearn_tree` turns the estimator into the project's
 :class:`~xpg.models.tree.DecisionTree` over declared features: typed from the columns of a
