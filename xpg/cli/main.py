@@ -20,11 +20,20 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from xpg import __version__
-from xpg.cli import bench, demo, draw, explain, files, membership, verify
+from xpg.cli import bench, demo, draw, explain, files, learn, membership, verify
 from xpg.cli.common import OneLineErrorParser, run_command
 
 #: The modules contributing sub-commands, each with ``register(subparsers)``, in help order.
-COMMAND_MODULES: tuple[ModuleType, ...] = (demo, explain, files, membership, verify, draw, bench)
+COMMAND_MODULES: tuple[ModuleType, ...] = (
+    demo,
+    learn,
+    explain,
+    files,
+    membership,
+    verify,
+    draw,
+    bench,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

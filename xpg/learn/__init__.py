@@ -1,7 +1,30 @@
-"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), datasets."""
+"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), datasets,
+models from data tables, and trained scikit-learn trees imported from files."""
 
 from xpg.learn.datasets import Dataset, default_data_dir, load_dataset
 from xpg.learn.decision_list import learn_decision_list
+from xpg.learn.estimator_import import import_sklearn_tree, load_estimator
+from xpg.learn.from_table import (
+    Learned,
+    LearnReport,
+    learn_list_from_table,
+    learn_tree_from_table,
+)
+from xpg.learn.table_data import TableData, prepare_table
 from xpg.learn.trees import learn_tree
 
-__all__ = ["Dataset", "default_data_dir", "learn_decision_list", "learn_tree", "load_dataset"]
+__all__ = [
+    "Dataset",
+    "LearnReport",
+    "Learned",
+    "TableData",
+    "default_data_dir",
+    "import_sklearn_tree",
+    "learn_decision_list",
+    "learn_list_from_table",
+    "learn_tree",
+    "learn_tree_from_table",
+    "load_dataset",
+    "load_estimator",
+    "prepare_table",
+]

@@ -79,6 +79,7 @@ def learn_decision_list(
     k: int = 2,
     prune_size: float = 0.33,
     random_state: int | None = 0,
+    positive: Any | None = None,
 ) -> DecisionList:
     """A decision list learned by RIPPER from discrete data.
 
@@ -96,6 +97,10 @@ def learn_decision_list(
         Class labels in the model (default: the sorted labels of ``y``).
     max_rules, max_rule_conds, k, prune_size, random_state
         Passed to ``wittgenstein.RIPPER`` (per class for multi-class data).
+    positive : optional
+        The class whose rules come first (RIPPER's positive class); default: the classes in
+        order of increasing frequency.  The default rule predicts the most frequent of the
+        other classes.
 
     Returns
     -------
@@ -130,6 +135,12 @@ def learn_decision_list(
         raise InvalidModelError(f"y has labels {unknown} outside the classes {classes!r}")
     counts = Counter(labels)
     order = sorted(classes, key=lambda c: (counts.get(c, 0), classes.index(c)))
+    if positive is not None:
+        if positive not in classes:
+            raise InvalidModelError(f"positive class {positive!r} is not one of {classes!r}")
+        if len(classes) < 2:
+            raise InvalidModelError(f"a positive class needs two classes, found {classes!r}")
+        order = [positive, *(c for c in order if c != positive)]
     # wittgenstein sees every value as a string code, so that it never bins a column
     codes = [
         {v: str(i) for i, v in enumerate(_domain_values(f, col))}

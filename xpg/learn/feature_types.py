@@ -1,10 +1,20 @@
-"""Feature domains inferred from data columns.
+"""Feature domains inferred from data columns, and column values in each feature's terms.
+
+A column of 0/1 values is boolean, a column of integers is an integer feature on its observed
+range, other numbers make a real feature (unbounded), anything else (strings) a categorical
+feature whose values are the sorted distinct strings.  Columns may be numpy arrays or pandas
+``Series`` (numeric, ``bool``, ``object`` or ``string`` dtypes).
 
 Examples
 --------
 >>> import numpy as np
 >>> [f.kind for f in infer_features(np.array([[0, 3, 1.5], [1, 5, 2.0]]), ["a", "b", "c"])]
 ['boolean', 'integer', 'real']
+>>> colour = infer_feature("colour", np.array(["red", "blue", "red"], dtype=object))
+>>> colour.values, column_values(colour, np.array(["red", "blue"], dtype=object))
+(('blue', 'red'), ['red', 'blue'])
+>>> column_values(Feature.boolean("b"), np.array([True, False]))
+[1, 0]
 
 References
 ----------
@@ -13,25 +23,31 @@ Huang et al. KR 2021, Sec. 2 (feature domains: boolean, categorical, integer, re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from xpg.core.features import Feature
-from xpg.errors import InvalidModelError
+from xpg.errors import InvalidDataError, InvalidInstanceError, InvalidModelError
 
 
-def infer_feature(name: str, column: np.ndarray) -> Feature:
+def infer_feature(name: str, column: Any) -> Feature:
     """A feature for one column: {0, 1} -> boolean, integers -> integer on the observed
-    range, other numbers -> real (unbounded), anything else -> categorical (sorted values)."""
-    values = column[~_missing(column)]
+    range, other numbers -> real (unbounded), anything else -> categorical (sorted values).
+
+    Missing entries (``None``, NaN, pandas' ``NA``) are ignored."""
+    column = as_column(column)
+    values = column[~missing_mask(column)]
     if values.size == 0:
         raise InvalidModelError(f"column {name!r}: no value (every entry is missing)")
     try:
         numbers = values.astype(np.float64)
     except (TypeError, ValueError):
         return Feature.categorical(name, sorted({str(v) for v in values}))
+    if not np.isfinite(numbers).all():
+        raise InvalidDataError(f"column {name!r}: expected finite numbers, found an infinity")
     if np.isin(numbers, (0.0, 1.0)).all():
         return Feature.boolean(name)
     if (numbers == np.round(numbers)).all():
@@ -49,9 +65,95 @@ def infer_features(X: Any, names: Sequence[str]) -> list[Feature]:
     return [infer_feature(str(n), X[:, j]) for j, n in enumerate(names)]
 
 
-def _missing(column: np.ndarray) -> np.ndarray:
+def column_values(feature: Feature, column: Any) -> list[Any]:
+    """The entries of a column as values of ``feature``, in canonical form: booleans and
+    integers as ``int``, reals as ``float``, categories as the ``str`` the feature declares
+    (so that a column typed by :func:`infer_feature` round-trips).
+
+    Raises
+    ------
+    InvalidDataError
+        For an entry outside the feature's domain (the message names the column and value).
+    """
+    column = as_column(column)
+    if not feature.is_discrete or feature.kind == "boolean":
+        fast = _numeric_values(feature, column)
+        if fast is not None:
+            return fast
+    out = []
+    for v in column.tolist():
+        if feature.kind == "categorical" and not _declared(feature, v):
+            v = str(v)
+        elif feature.kind == "boolean" and isinstance(v, (bool, float, str)):
+            v = _number_or_self(v)
+        try:
+            out.append(feature.check_value(v))
+        except InvalidInstanceError as err:
+            raise InvalidDataError(f"column {feature.name!r}: {err}") from None
+    return out
+
+
+def _numeric_values(feature: Feature, column: np.ndarray) -> list[Any] | None:
+    """The canonical values of a numeric column, vectorised; None when some entry is not a
+    number in the domain (the caller then checks entry by entry, and names the bad one)."""
+    try:
+        numbers = column.astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(numbers) & (numbers >= feature.low) & (numbers <= feature.high)
+        if feature.kind != "real":
+            ok &= numbers == np.round(numbers)
+    if feature.kind == "boolean":
+        ok = np.isin(numbers, (0.0, 1.0))
+    if not ok.all():
+        return None
+    if feature.kind == "real":
+        return numbers.tolist()
+    return numbers.astype(np.int64).tolist()
+
+
+def missing_mask(column: Any) -> np.ndarray:
+    """Which entries of a column are missing (``None``, NaN, pandas' ``NA`` or ``NaT``)."""
+    column = as_column(column)
     if column.dtype.kind == "f":
         return np.isnan(column)
     if column.dtype.kind == "O":
-        return np.array([v is None or (isinstance(v, float) and np.isnan(v)) for v in column])
+        return np.fromiter((_is_missing(v) for v in column), bool, len(column))
     return np.zeros(len(column), dtype=bool)
+
+
+def as_column(column: Any) -> np.ndarray:
+    """A column (numpy array, pandas ``Series``, sequence) as a numpy array; pandas' extension
+    dtypes (``string``, nullable integers) become object arrays with ``None`` where missing."""
+    if hasattr(column, "to_numpy"):  # a pandas Series: extension dtypes become object arrays
+        dtype = column.dtype
+        if getattr(dtype, "kind", "O") in "biuf" and isinstance(dtype, np.dtype):
+            return np.asarray(column.to_numpy())
+        return np.asarray(column.to_numpy(dtype=object, na_value=None))
+    return np.asarray(column)
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, float):
+        return math.isnan(v)
+    return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _declared(feature: Feature, v: Any) -> bool:
+    try:
+        return v in feature.values and not isinstance(v, bool)
+    except TypeError:
+        return False
+
+
+def _number_or_self(v: Any) -> Any:
+    if isinstance(v, bool):
+        return int(v)
+    try:
+        number = float(v)
+    except ValueError:
+        return v
+    return int(number) if number in (0.0, 1.0) else v

@@ -1,0 +1,230 @@
+"""``xpg learn tree|list`` and ``xpg import``: model files from data, or from scikit-learn.
+
+``xpg learn tree DATA --target COLUMN -o MODEL.json`` trains a scikit-learn decision tree on a
+table (CSV, TSV, gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list; both
+type each column as a feature, hold out a test set, print the accuracy and size of the model
+and write it as a JSON model file (:mod:`xpg.learn.from_table`).  ``xpg import ESTIMATOR -o
+MODEL.json`` converts a trained ``DecisionTreeClassifier`` saved with skops, or with
+pickle/joblib under ``--trust-pickle`` (:mod:`xpg.learn.estimator_import`).
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="xpg")
+>>> register(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["learn", "tree", "d.csv", "--target", "y", "-o", "m.json"])
+>>> args.func is cmd_learn_tree, args.max_depth, args.test_size, args.seed
+(True, 6, 0.2, 0)
+>>> args = parser.parse_args(["import", "t.skops", "-o", "m.json"])
+>>> args.func is cmd_import, args.trust_pickle
+(True, False)
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from xpg.cli.common import add_command, add_json_argument, emit, positive_int
+
+PICKLE_WARNING = (
+    "unpickling runs any code the file's author put in it: use --trust-pickle only for files "
+    "you trust, and prefer skops (skops.io.dump), which loads without running code"
+)
+
+
+def fraction(text: str) -> float:
+    """An option value in [0, 1) (else a usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), found {text!r}")
+    return value
+
+
+def seed(text: str) -> int:
+    """An option value that must be a non-negative integer (else a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, found {text!r}")
+    return value
+
+
+def _finish(args: argparse.Namespace, model: Any, doc: dict[str, Any], lines: list[str]) -> int:
+    from xpg.io import save_model
+
+    save_model(model, args.output)
+    return emit(args, {"output": args.output, **doc}, "\n".join([*lines, f"wrote {args.output}"]))
+
+
+def cmd_learn_tree(args: argparse.Namespace) -> int:
+    """Handler of ``xpg learn tree``."""
+    from xpg.learn.from_table import learn_tree_from_table
+
+    learned = learn_tree_from_table(
+        args.data,
+        args.target,
+        max_depth=args.max_depth,
+        seed=args.seed,
+        test_size=args.test_size,
+        missing=args.missing,
+        encoding=args.encoding,
+    )
+    return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
+
+
+def cmd_learn_list(args: argparse.Namespace) -> int:
+    """Handler of ``xpg learn list``."""
+    from xpg.learn.from_table import learn_list_from_table
+
+    params = {} if args.max_rules is None else {"max_rules": args.max_rules}
+    learned = learn_list_from_table(
+        args.data,
+        args.target,
+        seed=args.seed,
+        test_size=args.test_size,
+        positive=args.positive,
+        missing=args.missing,
+        **params,
+    )
+    return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Handler of ``xpg import``."""
+    from xpg.errors import InvalidModelError
+    from xpg.learn.estimator_import import import_sklearn_tree, read_feature_spec
+    from xpg.models.tree import Split
+
+    if args.target is not None and args.features_from is None:
+        raise InvalidModelError("--target names the class column of --features-from DATA")
+    features = read_feature_spec(args.features) if args.features is not None else None
+    tree = import_sklearn_tree(
+        args.estimator,
+        features=features,
+        features_from=args.features_from,
+        target=args.target,
+        trust_pickle=args.trust_pickle,
+    )
+    used = {node.feature for _, node in tree.walk() if isinstance(node, Split)}
+    kinds: dict[str, int] = {}
+    for f in tree.features:
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    doc = {
+        "estimator": args.estimator,
+        "classes": list(tree.classes),
+        "features": len(tree.features),
+        "feature_kinds": kinds,
+        "size": {"nodes": len(tree), "depth": tree.depth},
+        "features_used": [f.name for f in tree.features if f.name in used],
+    }
+    kind_text = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    lines = [
+        f"decision-tree from {args.estimator}: {len(tree.classes)} classes, "
+        f"{len(tree.features)} features ({kind_text})",
+        f"size: {len(tree)} nodes, depth {tree.depth}; features used: {len(used)}",
+    ]
+    return _finish(args, tree, doc, lines)
+
+
+def _data_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", metavar="DATA", help="a table: .csv, .tsv, .jsonl, .parquet (or .gz)")
+    p.add_argument("--target", required=True, metavar="COLUMN", help="the class column")
+    p.add_argument(
+        "--seed", type=seed, default=0, help="seed of the train/test split and the learner"
+    )
+    p.add_argument(
+        "--test-size",
+        type=fraction,
+        default=0.2,
+        metavar="FRACTION",
+        help="share of the rows held out for the test accuracy (default 0.2; 0: none)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=("drop-rows", "drop-columns"),
+        default="drop-rows",
+        help="rows with a missing value are dropped (default), or the columns with one",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="file to write")
+    add_json_argument(p)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``learn`` (``tree``, ``list``) and ``import`` to the ``xpg`` sub-commands."""
+    p = add_command(
+        subparsers,
+        "learn",
+        cmd_learn_tree,
+        help="learn a model from a data table and write it as a JSON model file",
+        description="Learn a model from a data table (CSV, TSV, JSON Lines, Parquet; "
+        "gzip allowed). Each column is typed as a feature: 0/1 values boolean, integers "
+        "integer on their observed range, strings categorical, other numbers real.",
+        file_arguments=False,
+    )
+    learners = p.add_subparsers(dest="learner", metavar="LEARNER", required=True)
+    tree = learners.add_parser(
+        "tree",
+        help="a scikit-learn decision tree (CART)",
+        description="Train scikit-learn's DecisionTreeClassifier; categorical columns are "
+        "encoded for it and tested by sets of their categories in the written model.",
+    )
+    _data_arguments(tree)
+    tree.add_argument("--max-depth", type=positive_int, default=6, help="default 6")
+    tree.add_argument(
+        "--encoding",
+        choices=("one-hot", "ordinal"),
+        default="one-hot",
+        help="how the tree sees a categorical column: one 0/1 column per category "
+        "(default) or one column of category codes",
+    )
+    tree.set_defaults(func=cmd_learn_tree)
+    rules = learners.add_parser(
+        "list",
+        help="a RIPPER decision list (needs the 'rules' extra)",
+        description="Learn a decision list with RIPPER (wittgenstein: pip install "
+        "'xpg-toolkit[rules]'); conditions test feature = value, so every feature column "
+        "must be boolean, integer or categorical.",
+    )
+    _data_arguments(rules)
+    rules.add_argument(
+        "--positive", metavar="CLASS", help="the class whose rules come first (binary targets)"
+    )
+    rules.add_argument("--max-rules", type=positive_int, help="at most this many rules per class")
+    rules.set_defaults(func=cmd_learn_list)
+
+    p = add_command(
+        subparsers,
+        "import",
+        cmd_import,
+        help="write a trained scikit-learn decision tree (.skops) as a JSON model file",
+        description="Convert a DecisionTreeClassifier saved with skops (skops.io.dump) into "
+        "a JSON model file. Pickle and joblib files load only with --trust-pickle: "
+        + PICKLE_WARNING
+        + ".",
+        file_arguments=False,
+    )
+    p.add_argument("estimator", metavar="ESTIMATOR", help="a .skops file (or .pkl/.pickle/.joblib)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="file to write")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument(
+        "--features-from",
+        metavar="DATA",
+        help="type the features from the columns of this table (matched by the estimator's "
+        "feature_names_in_, else in order); default: real features",
+    )
+    source.add_argument(
+        "--features",
+        metavar="SPEC.json",
+        help='a JSON list of features, as in a model file\'s "features"',
+    )
+    p.add_argument(
+        "--target", metavar="COLUMN", help="the class column of --features-from, left out"
+    )
+    p.add_argument("--trust-pickle", action="store_true", help="load a pickle: " + PICKLE_WARNING)
+    add_json_argument(p)

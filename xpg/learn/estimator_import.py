@@ -1,0 +1,291 @@
+"""Trained scikit-learn decision trees from files: skops (safe) or pickle (trusted only).
+
+:func:`load_estimator` reads a ``DecisionTreeClassifier`` saved with skops (``.skops``): the
+types skops does not trust by default (:func:`skops.io.get_untrusted_types`) are accepted only
+when each is a class of scikit-learn's tree package or of numpy (:func:`expected_type`);
+anything else (functions included) is refused, naming the types, and nothing is loaded.  A
+pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``) is loaded only with
+``trust_pickle=True``: unpickling runs whatever code the file asks for.
+
+:func:`import_sklearn_tree` turns the estimator into the project's
+:class:`~xpg.models.tree.DecisionTree` over declared features: typed from the columns of a
+data table (as :mod:`xpg.learn.from_table` types them), from a list of features in the JSON
+model vocabulary, or real features named after ``feature_names_in_`` (``x0, x1, ...`` when the
+estimator was fitted without column names).
+
+Examples
+--------
+>>> import tempfile, pathlib, skops.io
+>>> from sklearn.tree import DecisionTreeClassifier
+>>> clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit([[0, 1], [1, 0], [1, 1]],
+...                                                              ["a", "b", "b"])
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "tree.skops"
+>>> skops.io.dump(clf, path)
+>>> tree = import_sklearn_tree(path)
+>>> [f.name for f in tree.features], tree.predict({"x0": 1.0, "x1": 0.0})
+(['x0', 'x1'], 'b')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from xpg.core.features import Feature
+from xpg.core.json_body import feature_from_dict
+from xpg.errors import InvalidDataError, InvalidModelError, MissingExtraError, ParseError
+from xpg.learn.feature_types import infer_feature
+
+SKOPS_SUFFIXES: tuple[str, ...] = (".skops",)
+PICKLE_SUFFIXES: tuple[str, ...] = (".pkl", ".pickle", ".joblib")
+#: the modules whose classes a skops file of a decision tree may ask to trust
+EXPECTED_MODULES: tuple[str, ...] = ("sklearn.tree", "numpy")
+
+
+def load_estimator(path: str | os.PathLike[str], *, trust_pickle: bool = False) -> Any:
+    """The fitted ``DecisionTreeClassifier`` saved in ``path`` (skops, or pickle/joblib when
+    ``trust_pickle``).
+
+    Raises
+    ------
+    InvalidModelError
+        No such file, an unknown file type, a pickle without ``trust_pickle``, a skops file
+        asking to trust anything but scikit-learn tree or numpy classes, an unreadable file,
+        or an object that is not a fitted single-output ``DecisionTreeClassifier``.
+    MissingExtraError
+        A skops file without skops installed.
+    """
+    source = Path(path)
+    name = source.name.lower()
+    if not source.is_file():
+        raise InvalidModelError(f"{source}: no such estimator file")
+    if name.endswith(SKOPS_SUFFIXES):
+        estimator = _load_skops(source)
+    elif name.endswith(PICKLE_SUFFIXES):
+        if not trust_pickle:
+            raise InvalidModelError(
+                f"{source}: refusing to unpickle: loading a pickle runs any code its author "
+                "put in it; save the estimator with skops.io.dump, or pass --trust-pickle "
+                "(trust_pickle=True) if you trust the file"
+            )
+        estimator = _load_pickle(source)
+    else:
+        endings = ", ".join(SKOPS_SUFFIXES + PICKLE_SUFFIXES)
+        raise InvalidModelError(f"{source}: unknown estimator file type (expected {endings})")
+    return check_estimator(estimator, str(source))
+
+
+def _load_skops(source: Path) -> Any:
+    try:
+        import skops.io as sio
+    except ImportError:
+        raise MissingExtraError(
+            "reading .skops files needs skops: pip install 'xpg-toolkit[scale]'"
+        ) from None
+    try:
+        untrusted = sio.get_untrusted_types(file=source)
+    except Exception as err:  # a corrupt zip or schema: skops raises many kinds
+        raise InvalidModelError(f"{source}: not a skops file: {_first_line(err)}") from None
+    unexpected = [t for t in untrusted if not expected_type(t)]
+    if unexpected:
+        raise InvalidModelError(
+            f"{source}: refusing to load: the file asks to trust types that a decision tree "
+            f"does not need: {', '.join(sorted(unexpected))}"
+        )
+    try:
+        return sio.load(source, trusted=untrusted)
+    except Exception as err:
+        raise InvalidModelError(f"{source}: cannot load: {_first_line(err)}") from None
+
+
+def expected_type(name: str) -> bool:
+    """True when ``name`` (``module.Class``, as skops lists it) is a class of scikit-learn's
+    tree package or of numpy: functions and other packages' types are not.
+
+    >>> expected_type("sklearn.tree._tree.Tree"), expected_type("numpy.float64")
+    (True, True)
+    >>> expected_type("numpy.load"), expected_type("fractions.Fraction")
+    (False, False)
+    """
+    import importlib
+
+    module, _, attribute = name.rpartition(".")
+    if not any(module == m or module.startswith(m + ".") for m in EXPECTED_MODULES):
+        return False
+    try:
+        obj = getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError):
+        return False
+    return isinstance(obj, type)
+
+
+def _load_pickle(source: Path) -> Any:
+    import joblib
+
+    try:
+        return joblib.load(source)
+    except Exception as err:  # unpickling can raise anything
+        raise InvalidModelError(f"{source}: cannot unpickle: {_first_line(err)}") from None
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def check_estimator(estimator: Any, where: str = "estimator") -> Any:
+    """``estimator`` when it is a fitted single-output ``DecisionTreeClassifier``."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    if not isinstance(estimator, DecisionTreeClassifier):
+        kind = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
+        raise InvalidModelError(f"{where}: expected a DecisionTreeClassifier, found {kind}")
+    if getattr(estimator, "tree_", None) is None:
+        raise InvalidModelError(f"{where}: the DecisionTreeClassifier is not fitted")
+    if getattr(estimator, "n_outputs_", 1) != 1:
+        raise InvalidModelError(
+            f"{where}: expected a single-output tree, found {estimator.n_outputs_} outputs"
+        )
+    return estimator
+
+
+def features_from_table(estimator: Any, table: Any, target: str | None = None) -> list[Feature]:
+    """The estimator's features typed from the columns of a table (a ``DataFrame`` or a file
+    :func:`xpg.io.tables.read_table` reads).
+
+    Columns are matched by ``feature_names_in_`` when the estimator has it, otherwise they are
+    the table's columns in order, less ``target``.
+
+    Raises
+    ------
+    InvalidModelError
+        A column the estimator needs is absent, the number of columns is wrong, or a column
+        holds strings (a tree's inputs are numbers).
+    """
+    if isinstance(table, (str, os.PathLike)):
+        from xpg.io.tables import read_table
+
+        table = read_table(table)
+    columns = {str(c): table[c] for c in table.columns}
+    if target is not None and target not in columns:
+        raise InvalidDataError(f"no target column named {target!r} in the data")
+    names_in = getattr(estimator, "feature_names_in_", None)
+    n = int(estimator.n_features_in_)
+    if names_in is not None:
+        names = [str(c) for c in names_in]
+        absent = [c for c in names if c not in columns]
+        if absent:
+            raise InvalidModelError(
+                f"the estimator was fitted on columns the data lacks: {absent[:10]!r}"
+            )
+    else:
+        names = [c for c in columns if c != target]
+        if len(names) != n:
+            hint = "" if target is not None else " (give the target column to leave it out)"
+            raise InvalidModelError(
+                f"expected {n} feature columns (the tree's inputs), "
+                f"found {len(names)} in the data{hint}"
+            )
+    features = [infer_feature(c, columns[c]) for c in names]
+    text = [f.name for f in features if f.kind == "categorical"]
+    if text:
+        raise InvalidModelError(
+            f"column(s) {text[:10]!r} hold text, but a scikit-learn tree reads numbers: "
+            "declare the features with a feature list instead"
+        )
+    return features
+
+
+def read_feature_spec(path: str | os.PathLike[str]) -> list[Feature]:
+    """Features from a JSON file: a list of features in the JSON model vocabulary
+    (``{"name": ..., "type": ...}``, see ``docs/model-format.md``), or an object with such a
+    ``"features"`` list (a model file's)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ParseError(f"cannot read: {err}", path=str(path)) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ParseError(f"malformed JSON: {err.msg}", path=str(path), line=err.lineno) from None
+    if isinstance(doc, dict) and "features" in doc:
+        doc = doc["features"]
+    if not isinstance(doc, list) or not doc:
+        raise ParseError("expected a non-empty JSON list of features", path=str(path))
+    try:
+        return [feature_from_dict(d, f"features[{i}]") for i, d in enumerate(doc)]
+    except InvalidModelError as err:
+        raise InvalidModelError(f"{path}: {err}") from None
+
+
+def order_features(estimator: Any, features: Sequence[Feature]) -> list[Feature]:
+    """``features`` in the estimator's column order (by ``feature_names_in_`` when it has it).
+
+    Raises
+    ------
+    InvalidModelError
+        The wrong number of features, or names other than the estimator's columns.
+    """
+    n = int(estimator.n_features_in_)
+    features = list(features)
+    if len(features) != n:
+        raise InvalidModelError(f"expected {n} features (the tree's inputs), found {len(features)}")
+    names_in = getattr(estimator, "feature_names_in_", None)
+    if names_in is None:
+        return features
+    by_name = {f.name: f for f in features}
+    names = [str(c) for c in names_in]
+    if set(by_name) != set(names):
+        raise InvalidModelError(
+            f"expected features named as the estimator's columns {names[:10]!r}, "
+            f"found {[f.name for f in features][:10]!r}"
+        )
+    return [by_name[c] for c in names]
+
+
+def import_sklearn_tree(
+    source: Any,
+    *,
+    features: Sequence[Feature] | None = None,
+    features_from: Any = None,
+    target: str | None = None,
+    trust_pickle: bool = False,
+) -> Any:
+    """A trained scikit-learn tree as the project's :class:`~xpg.models.tree.DecisionTree`.
+
+    Parameters
+    ----------
+    source : path or DecisionTreeClassifier
+        A ``.skops`` file, a pickle/joblib file (with ``trust_pickle``), or the estimator.
+    features : sequence of Feature, optional
+        The domains, one per input column (see :func:`order_features`).
+    features_from : pandas.DataFrame or path, optional
+        A table whose columns type the features (see :func:`features_from_table`).
+    target : str, optional
+        The class column of ``features_from``, left out of the features.
+    trust_pickle : bool
+        Allow unpickling (runs the file's code).
+
+    Returns
+    -------
+    DecisionTree
+        Predicts what the estimator predicts on every input of the features' domains.
+    """
+    from xpg.models.tree import tree_from_sklearn
+
+    if features is not None and features_from is not None:
+        raise InvalidModelError("give the features or a table to type them from, not both")
+    if isinstance(source, (str, os.PathLike)):
+        estimator = load_estimator(source, trust_pickle=trust_pickle)
+    else:
+        estimator = check_estimator(source)
+    if features_from is not None:
+        declared: list[Feature] | None = features_from_table(estimator, features_from, target)
+    elif features is not None:
+        declared = order_features(estimator, features)
+    else:
+        declared = None
+    return tree_from_sklearn(estimator, declared)
