@@ -7,9 +7,10 @@ whose change can change it), or all of them.  Membership ("is feature i in some
 explanation?"), feature classification and smallest explanations are exact too, and
 :class:`Verifier` checks any claim against the original model with an SMT solver.
 
-Subpackages, imported on demand: :mod:`xpg.learn` (decision lists and trees from datasets),
-:mod:`xpg.probabilistic` (certificates, optimal k-feature rules, Anchors, exact precision) and
-:mod:`xpg.fourier` (Harmonica and relatives, removal games, Shapley-style baselines).
+Subpackages, imported on demand: :mod:`xpg.learn` (decision lists, trees and BBM-RS risk
+scores from datasets), :mod:`xpg.probabilistic` (certificates, optimal k-feature rules,
+Anchors, exact precision) and :mod:`xpg.fourier` (Harmonica and relatives, removal games,
+Shapley-style baselines).
 ``import xpg`` itself loads the core (numpy, the graph classes); every other public name is
 imported on first use (``xpg.find_axp``, ``from xpg import Verifier``), and pysmt, z3,
 networkx, dd and scikit-learn only by the features that need them.
@@ -91,12 +92,14 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
         save_model,
         write_xpg,
     )
+    from xpg.learn import bbm_rs
     from xpg.models import (
         OBDD,
         OMDD,
         DecisionList,
         DecisionTree,
         Leaf,
+        RiskScore,
         Rule,
         Split,
         compile_decision_list,
@@ -154,6 +157,8 @@ _LAZY: dict[str, str] = {
     "DecisionList": "xpg.models",
     "DecisionTree": "xpg.models",
     "Leaf": "xpg.models",
+    "RiskScore": "xpg.models",
+    "bbm_rs": "xpg.learn",
     "Rule": "xpg.models",
     "Split": "xpg.models",
     "compile_tree": "xpg.models",
@@ -193,6 +198,7 @@ __all__ = [
     "OBDD",
     "OMDD",
     "ParseError",
+    "RiskScore",
     "RouteChoice",
     "Rule",
     "SmallestExplanation",
@@ -202,6 +208,7 @@ __all__ = [
     "Verifier",
     "XpgError",
     "axp_conditions",
+    "bbm_rs",
     "bdd_manager",
     "classify_features",
     "compile_decision_list",
