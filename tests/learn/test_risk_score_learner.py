@@ -144,6 +144,11 @@ def test_every_round_is_the_brute_force_best_and_the_stop_is_right() -> None:
         if result.stopped == "T":
             assert len(result.rounds) == T
         assert result.model.predict_batch(X).tolist() == vote(X, result)
+        m, rs = len(result.rounds), result.model
+        if m:
+            folded = rs.bias + math.ceil(m / 2)  # always-true conditions, into the bias
+            dropped = m - folded - sum(c.points for c in rs.conditions)  # never-true ones
+            assert folded >= 0 and dropped >= 0
     assert stops == {"T", "weak", "decided"}
 
 
@@ -153,8 +158,9 @@ def test_score_card_is_the_vote_and_reads_in_data_units() -> None:
     result = run_bbm_rs(X, y, T=15)
     rs = result.model
     assert isinstance(rs, RiskScore) and rs.classes == ["no", "yes"]
-    assert rs.bias == -math.ceil(len(result.rounds) / 2)
-    assert sum(c.points for c in rs.conditions) == len(result.rounds)  # one point per round
+    constant = rs.bias + math.ceil(len(result.rounds) / 2)  # always-true conditions' points
+    assert constant >= 0 and all(c.points > 0 for c in rs.conditions)
+    assert sum(c.points for c in rs.conditions) + constant == len(result.rounds)
     assert rs.predict_batch(X).tolist() == vote(X, result)
     # an affine change of units moves the thresholds with it and changes nothing else
     scale, shift = np.array([3.0, 1000.0, 0.5, 7.0, 2.0]), np.array([1.0, -50.0, 3.0, 0, 10])
@@ -189,6 +195,27 @@ def test_no_useful_condition_gives_the_majority_class() -> None:
     assert result.model.conditions == [] and result.model.predict([3.0]) == 1  # a tie: positive
     result = run_bbm_rs(np.array([[0.0], [1.0], [2.0]]), [1, 0, 0], T=5, tau=0.0)
     assert result.rounds == [] or result.rounds[0].accuracy > 0.51
+
+
+def test_a_condition_every_value_satisfies_goes_into_the_bias() -> None:
+    X, y = np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([1, 1, 1, 0])
+    result = run_bbm_rs(X, y, T=1, tau=0.05)  # the constant learner x >= 1 - 0.05 * 3
+    assert [(r.threshold, r.accuracy) for r in result.rounds] == [(0.85, 0.75)]
+    rs = result.model
+    assert rs.features[0].low == 1 and rs.conditions == [] and rs.bias == -1 + 1
+    assert rs.predict_batch(X).tolist() == vote(X, result) == [1] * 4
+    real = run_bbm_rs(X, y, T=1, tau=0.05, features=[Feature.real("x0")]).model
+    assert [str(c.literal) for c in real.conditions] == ["x0 >= 0.85"] and real.bias == -1
+
+
+def test_a_condition_no_value_satisfies_is_left_off_the_card() -> None:
+    X = np.array([[0.0]] + [[8.0]] * 8 + [[10.0]])  # an integer feature on [0, 10]
+    y = np.array([1] + [0] * 9)
+    result = run_bbm_rs(X, y, T=1, tau=0.2)  # noisy: 0 -> -2, 8 -> 10, 10 -> 12
+    assert [(r.threshold, r.accuracy) for r in result.rounds] == [(11.0, pytest.approx(0.8))]
+    rs = result.model
+    assert rs.features[0].high == 10 and rs.conditions == [] and rs.bias == -1
+    assert rs.predict_batch(X).tolist() == vote(X, result) == [0] * 10
 
 
 def test_boolean_and_bounded_features_get_their_own_literals() -> None:

@@ -26,7 +26,10 @@ Algorithm 1 of Moshkovitz, Yang and Chaudhuri (2021), exactly as written:
 5. the risk score: one point per round for its condition (a condition chosen in several
    rounds gets their sum), bias ``-ceil(m / 2)`` for the ``m`` rounds made, positive when
    the total is >= 0, i.e. when at least half of the conditions hold (an integer bias with
-   the same function as the paper's ``-m/2``).
+   the same function as the paper's ``-m/2``).  A condition that no value of the feature's
+   domain satisfies is left off the card, and one that every value satisfies (the constant
+   learner ``x >= lowest value``, on a bounded domain) is added to the bias: the same
+   function, a shorter card.
 
 Examples
 --------
@@ -59,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from xpg.core.features import Feature, Literal
+from xpg.core.valuesets import as_value_set
 from xpg.errors import InvalidDataError, InvalidParameterError
 from xpg.learn.feature_types import infer_features
 from xpg.models.risk_score import RiskScore, at_least
@@ -301,11 +305,16 @@ def _score_card(
         return RiskScore(feats, classes, [], bias)
     points: Counter[tuple[int, float]] = Counter((r.feature, r.threshold) for r in rounds)
     merged: dict[Literal, int] = {}
+    bias = -math.ceil(len(rounds) / 2)
     for j, theta in sorted(points):
-        lit = _condition(feats[j], theta)
-        if lit is not None:  # several thresholds may give one literal (boolean features)
+        f, lit = feats[j], _condition(feats[j], theta)
+        if lit is None:
+            continue
+        if f.is_empty(f.domain_set() - as_value_set(f, lit)):
+            bias += points[(j, theta)]  # every value satisfies it: a constant, into the bias
+        else:  # several thresholds may give one literal (boolean features)
             merged[lit] = merged.get(lit, 0) + points[(j, theta)]
-    return RiskScore(feats, classes, list(merged.items()), -math.ceil(len(rounds) / 2))
+    return RiskScore(feats, classes, list(merged.items()), bias)
 
 
 def bbm_rs(
