@@ -31,6 +31,16 @@ Algorithm 1 of Moshkovitz, Yang and Chaudhuri (2021), exactly as written:
    learner ``x >= lowest value``, on a bounded domain) is added to the bias: the same
    function, a shorter card.
 
+The weights are those of the authors' code up to a factor common to all examples (their
+``floor`` in the second exponent differs from the book's ``ceil`` only for odd ``T``, by a
+factor ``1/q``); they add ``1e-6`` to every weight where this stops once every weight is 0
+(nothing left to gain on the training set).  With an even ``T`` a tie at the end counts as a
+loss in these weights, which favours the examples the first condition gets right: the same
+condition then tends to be chosen round after round until every example is decided (on
+adult, T = 30: one condition, 16 rounds; a re-run of the authors' loop picks that condition
+in all 30 rounds), while an odd ``T`` gives varied cards (adult, T = 15: 3 conditions;
+``bench/risk_speed.py`` lists both on every dataset).
+
 Examples
 --------
 >>> import numpy as np

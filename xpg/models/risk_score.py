@@ -191,6 +191,22 @@ class RiskScore:
         used = {c.literal.feature for c in self.conditions}
         return [f.name for f in self.features if f.name in used]
 
+    def score_range(self) -> tuple[int, int]:
+        """The least and the greatest sum of points an input of the domain can get (bias
+        left out): per feature, the least and greatest points of the cells its conditions
+        make, added up.
+
+        Examples
+        --------
+        >>> from xpg.core.features import Feature, Literal
+        >>> rs = RiskScore([Feature.real("x")], [0, 1],
+        ...                [(Literal.le("x", 1.0), 2), (at_least("x", 5.0), 3)])
+        >>> rs.score_range()                     # x <= 1 and x >= 5 never hold together
+        (0, 3)
+        """
+        _, _, gains = _levels(self, None)
+        return sum(min(g) for g in gains), sum(max(g) for g in gains)
+
     def score(self, instance: Mapping[str, Any] | Sequence[Any]) -> int:
         """The total score of one instance: the bias plus the points of the conditions it
         satisfies."""

@@ -202,8 +202,9 @@ def random_risk_score(
     else any :func:`~xpg.testing.features.random_condition` literal, as on the other
     features; features repeat.  Points are non-zero integers in ``[-max_points,
     max_points]``, positive with probability 3/4; the bias is drawn from ``-most .. -least - 1``
-    (``least``, ``most``: the least and greatest sums of points), so that both classes occur
-    unless conditions on one feature exclude each other.
+    (``least``, ``most``: the least and greatest sums of points an input can get,
+    :meth:`~xpg.models.risk_score.RiskScore.score_range`), so that both classes occur
+    unless every condition is constant.
 
     Examples
     --------
@@ -223,8 +224,7 @@ def random_risk_score(
                 lit = at_least(f.name, rng.choice(above))
         points = rng.randint(1, max_points) * (1 if rng.random() < 0.75 else -1)
         conditions.append((lit, points))
-    least = sum(min(p, 0) for _, p in conditions)
-    most = sum(max(p, 0) for _, p in conditions)
+    least, most = RiskScore(list(features), list(classes), conditions).score_range()
     bias = -rng.randint(least + 1, most) if most > least else 0
     return RiskScore(list(features), list(classes), conditions, bias=bias)
 
