@@ -99,6 +99,27 @@ def at_least(feature: str, threshold: float) -> Literal:
     return Literal.interval(feature, threshold, math.inf, closed="left")
 
 
+def condition_text(lit: Literal) -> str:
+    """A condition as the score card prints it: ``x >= t`` with ``t`` written exactly (the
+    shortest text that reads back as the same float), other literals as usual.
+
+    Examples
+    --------
+    >>> condition_text(at_least("x", 1234.5678)), condition_text(at_least("x", 60.0))
+    ('x >= 1234.5678', 'x >= 60')
+    >>> condition_text(Literal.le("x", 2.0))
+    'x <= 2'
+    """
+    if not lit.is_value_set:
+        atoms = lit.intervals()
+        if len(atoms) == 1:
+            lo, hi, lo_in, _ = atoms[0]
+            if lo_in and math.isfinite(lo) and math.isinf(hi):
+                text = repr(float(lo))
+                return f"{lit.feature} >= {text.removesuffix('.0')}"
+    return str(lit)
+
+
 def _integer(x: Any, where: str) -> int:
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
         raise InvalidModelError(f"{where}: expected an integer, found {x!r}")
@@ -314,7 +335,7 @@ class RiskScore:
         """The score card, like Table 1 of the paper: the bias, one line per condition with
         its points, and the rule (positive class when the total score is >= 0)."""
         rows = [("bias term", str(self.bias))]
-        rows += [(str(c.literal), str(c.points)) for c in self.conditions]
+        rows += [(condition_text(c.literal), str(c.points)) for c in self.conditions]
         left = max(len("condition"), *(len(r[0]) for r in rows))
         right = max(len("points"), *(len(r[1]) for r in rows))
         lines = [f"{'condition'.ljust(left)}  {'points'.rjust(right)}"]
@@ -445,4 +466,11 @@ def compile_risk_score(rs: RiskScore, order: Sequence[str] | None = None) -> Dec
     return mdd.to_decision_graph(root, rs.features, rs.classes, names, cells)
 
 
-__all__ = ["Condition", "RiskScore", "at_least", "compile_risk_score", "risk_score_to_mdd"]
+__all__ = [
+    "Condition",
+    "RiskScore",
+    "at_least",
+    "condition_text",
+    "compile_risk_score",
+    "risk_score_to_mdd",
+]
