@@ -24,6 +24,7 @@ from xpg.cli.main import main
 from xpg.core.features import Feature, Literal
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidModelError
+from xpg.explain.axp_cxp import find_axp, find_cxp
 from xpg.explain.marco import enumerate_explanations
 from xpg.explain.membership import is_member
 from xpg.explain.relevance import classify_features
@@ -229,12 +230,17 @@ def test_explanations_are_the_oracles_and_verified_by_smt() -> None:
                     assert verdict.holds
                     assert rs.predict(verdict.witnesses[""]) != rs.predict(x)
                 checked += len(result.axps) + len(result.cxps)
+                assert frozenset(find_axp(xg)) in truth.axps
+                one_cxp = find_cxp(xg)
+                assert (one_cxp is None) == (not truth.cxps)
+                assert one_cxp is None or frozenset(one_cxp) in truth.cxps
                 members = truth.members()
                 for f in feats:
-                    answer = is_member(xg, f.name, "axp")
-                    assert answer.member == (f.name in members)
-                    if answer.member:
-                        assert frozenset(answer.witness or ()) in truth.axps
+                    for kind, family in (("axp", truth.axps), ("cxp", truth.cxps)):
+                        answer = is_member(xg, f.name, kind)  # type: ignore[arg-type]
+                        assert answer.member == (f.name in members)
+                        if answer.member:
+                            assert frozenset(answer.witness or ()) in family
                     members_checked += 1
                 classes = classify_features(xg)
                 necessary = truth.necessary() if truth.axps else set()
