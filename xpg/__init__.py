@@ -7,9 +7,10 @@ whose change can change it), or all of them.  Membership ("is feature i in some
 explanation?"), feature classification and smallest explanations are exact too, and
 :class:`Verifier` checks any claim against the original model with an SMT solver.
 
-Subpackages, imported on demand: :mod:`xpg.learn` (decision lists and trees from datasets),
-:mod:`xpg.probabilistic` (certificates, optimal k-feature rules, Anchors, exact precision) and
-:mod:`xpg.fourier` (Harmonica and relatives, removal games, Shapley-style baselines).
+Subpackages, imported on demand: :mod:`xpg.learn` (decision lists, trees and BBM-RS risk
+scores from datasets), :mod:`xpg.probabilistic` (certificates, optimal k-feature rules,
+Anchors, exact precision) and :mod:`xpg.fourier` (Harmonica and relatives, removal games,
+Shapley-style baselines).
 ``import xpg`` itself loads the core (numpy, the graph classes); every other public name is
 imported on first use (``xpg.find_axp``, ``from xpg import Verifier``), and pysmt, z3,
 networkx, dd and scikit-learn only by the features that need them.
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
     )
     from xpg.learn import (
         LearnReport,
+        bbm_rs,
         import_sklearn_tree,
         learn_list_from_table,
         learn_tree_from_table,
@@ -103,6 +105,7 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
         DecisionList,
         DecisionTree,
         Leaf,
+        RiskScore,
         Rule,
         Split,
         compile_decision_list,
@@ -164,6 +167,8 @@ _LAZY: dict[str, str] = {
     "DecisionList": "xpg.models",
     "DecisionTree": "xpg.models",
     "Leaf": "xpg.models",
+    "RiskScore": "xpg.models",
+    "bbm_rs": "xpg.learn",
     "Rule": "xpg.models",
     "Split": "xpg.models",
     "compile_tree": "xpg.models",
@@ -204,6 +209,7 @@ __all__ = [
     "OBDD",
     "OMDD",
     "ParseError",
+    "RiskScore",
     "RouteChoice",
     "Rule",
     "SmallestExplanation",
@@ -213,6 +219,7 @@ __all__ = [
     "Verifier",
     "XpgError",
     "axp_conditions",
+    "bbm_rs",
     "bdd_manager",
     "classify_features",
     "compile_decision_list",

@@ -118,6 +118,7 @@ def test_documented_examples_load_and_agree() -> None:
         "decision-list",
         "obdd",
         "omdd",
+        "risk-score",
     }
     rng = random.Random(0)
     for doc in examples:

@@ -48,6 +48,7 @@ from xpg.models import (
     register_model_kind,
     unregister_model_kind,
 )
+from xpg.models.risk_score import RiskScore, at_least
 from xpg.solvers.smt import SmtModel
 from xpg.verify.verifier import Verifier, encode_model, verify_axp, verify_cxp
 
@@ -132,6 +133,17 @@ def _obdd() -> OBDD:
     return OBDD(~u, classes=["yes", "no"])
 
 
+def _risk_score() -> RiskScore:
+    feats = [Feature.real("x"), Feature.boolean("b"), Feature.integer("n", 0, 3)]
+    conditions = [
+        (at_least("x", 1.5), 2),
+        (Literal.eq("b", 1), 1),
+        (Literal.gt("n", 1), -1),
+        (at_least("x", 3.0), 1),
+    ]
+    return RiskScore(feats, ["low", "high"], conditions, bias=-2)
+
+
 def _boolean_omdd() -> OMDD:
     return _obdd().to_omdd()  # written as an "obdd" document, read back as an OMDD
 
@@ -142,6 +154,7 @@ EXAMPLES = {
     "decision-list": _list,
     "omdd": _omdd,
     "obdd": _boolean_omdd,
+    "risk-score": _risk_score,
     "dd-obdd": _obdd,
 }
 
@@ -153,6 +166,7 @@ def test_every_registered_kind_has_an_example() -> None:
         "decision-list",
         "obdd",
         "omdd",
+        "risk-score",
     }
     for name, cls in model_kinds().items():
         model = EXAMPLES[name]()

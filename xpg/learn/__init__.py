@@ -1,5 +1,5 @@
-"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), datasets,
-models from data tables, and trained scikit-learn trees imported from files."""
+"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), risk scores
+(BBM-RS), datasets, models from data tables, and trained scikit-learn trees imported from files."""
 
 from xpg.learn.datasets import Dataset, default_data_dir, load_dataset
 from xpg.learn.decision_list import learn_decision_list
@@ -10,6 +10,7 @@ from xpg.learn.from_table import (
     learn_list_from_table,
     learn_tree_from_table,
 )
+from xpg.learn.risk_score import bbm_rs
 from xpg.learn.table_data import TableData, prepare_table
 from xpg.learn.trees import learn_tree
 
@@ -18,6 +19,7 @@ __all__ = [
     "LearnReport",
     "Learned",
     "TableData",
+    "bbm_rs",
     "default_data_dir",
     "import_sklearn_tree",
     "learn_decision_list",

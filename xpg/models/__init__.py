@@ -3,7 +3,8 @@
 :mod:`~xpg.models.protocol` (the interface, :class:`Model`), :mod:`~xpg.models.registry`
 (the kinds by JSON type name), :mod:`~xpg.models.tree` (decision trees),
 :mod:`~xpg.models.decision_list` (decision lists), :mod:`~xpg.models.obdd` (OBDDs built with
-dd) and :mod:`~xpg.models.omdd` (OMDDs given node by node).
+dd), :mod:`~xpg.models.omdd` (OMDDs given node by node) and :mod:`~xpg.models.risk_score`
+(risk scores).
 """
 
 from xpg.models.decision_list import (
@@ -21,6 +22,7 @@ from xpg.models.registry import (
     register_model_kind,
     unregister_model_kind,
 )
+from xpg.models.risk_score import RiskScore, compile_risk_score
 from xpg.models.tree import DecisionTree, Leaf, Split, compile_tree, tree_from_sklearn
 
 __all__ = [
@@ -30,9 +32,11 @@ __all__ = [
     "DecisionTree",
     "Leaf",
     "Model",
+    "RiskScore",
     "Rule",
     "Split",
     "compile_decision_list",
+    "compile_risk_score",
     "compile_tree",
     "decision_list_to_obdd",
     "from_bdd",

@@ -9,7 +9,8 @@ goes through these members and nothing else: the JSON reader and writer
 :class:`~xpg.core.graph.DecisionGraph` (``decision-graph``),
 :class:`~xpg.models.tree.DecisionTree` (``decision-tree``),
 :class:`~xpg.models.decision_list.DecisionList` (``decision-list``),
-:class:`~xpg.models.omdd.OMDD` (``omdd``; also what an ``obdd`` document is read into) and
+:class:`~xpg.models.omdd.OMDD` (``omdd``; also what an ``obdd`` document is read into),
+:class:`~xpg.models.risk_score.RiskScore` (``risk-score``) and
 :class:`~xpg.models.obdd.OBDD` (dd functions, written as ``obdd`` nodes).  A fitted
 scikit-learn tree is not a model kind: :func:`~xpg.models.tree.tree_from_sklearn`
 adapts it into a :class:`~xpg.models.tree.DecisionTree`.  ``docs/model-kinds.md`` shows how

@@ -9,7 +9,7 @@ compiling, verifying) calls the model's own methods.  A kind defined elsewhere i
 Examples
 --------
 >>> sorted(model_kinds())
-['decision-graph', 'decision-list', 'decision-tree', 'obdd', 'omdd']
+['decision-graph', 'decision-list', 'decision-tree', 'obdd', 'omdd', 'risk-score']
 >>> model_kind("obdd").__name__            # obdd documents are read as boolean OMDDs
 'OMDD'
 """
@@ -23,6 +23,7 @@ from xpg.errors import InvalidModelError
 from xpg.models.decision_list import DecisionList
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import Model
+from xpg.models.risk_score import RiskScore
 from xpg.models.tree import DecisionTree
 
 M = TypeVar("M", bound=type[Model])
@@ -92,5 +93,6 @@ register_model_kind(DecisionTree)
 register_model_kind(DecisionList)
 register_model_kind(OMDD, "obdd")  # boolean OMDDs and dd OBDDs are written as "obdd" nodes
 register_model_kind(OMDD)
+register_model_kind(RiskScore)
 
 __all__ = ["model_kind", "model_kinds", "register_model_kind", "unregister_model_kind"]

@@ -14,8 +14,8 @@ that fit an estimator.
   :func:`random_decision_graph`, :func:`random_bounded_graph`, :func:`ladder` (parity),
   :func:`small_mixed_graph`, :func:`reachable_part`;
 * models: :func:`random_decision_tree`, :func:`random_decision_list`, :func:`random_omdd`,
-  :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_sklearn_tree`,
-  :func:`random_real_sklearn_tree`;
+  :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_risk_score`,
+  :func:`random_sklearn_tree`, :func:`random_real_sklearn_tree`;
 * Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
 * explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`,
   :func:`antichain_xpg` (the worst case of tree membership), :func:`fresh_copy` (no cached
@@ -70,6 +70,7 @@ from xpg.testing.models import (
     random_omdd,
     random_real_sklearn_tree,
     random_reduced_obdd,
+    random_risk_score,
     random_sklearn_tree,
     sklearn_thresholds,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "random_ordered_dag",
     "random_real_sklearn_tree",
     "random_reduced_obdd",
+    "random_risk_score",
     "random_row",
     "random_sklearn_tree",
     "random_tree",

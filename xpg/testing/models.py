@@ -1,4 +1,5 @@
-"""Random models of every kind: decision trees and lists, OMDDs, OBDDs (dd), scikit-learn trees.
+"""Random models of every kind: decision trees and lists, OMDDs, OBDDs (dd), risk scores,
+scikit-learn trees.
 
 Examples
 --------
@@ -25,6 +26,7 @@ from xpg.errors import XpgError
 from xpg.models.decision_list import DecisionList, Rule
 from xpg.models.obdd import from_bdd
 from xpg.models.omdd import OMDD
+from xpg.models.risk_score import RiskScore, at_least
 from xpg.models.tree import DecisionTree, Leaf, Split
 from xpg.testing._seed import Seed, as_generator, as_random
 from xpg.testing.features import GRID, domain_values, random_condition
@@ -184,6 +186,47 @@ def random_omdd(seed: Seed, features: Sequence[Feature], n_classes: int, width: 
                 n, name, {v: (f"t{c[1]}" if isinstance(c, tuple) else c) for v, c in kids.items()}
             )
     return omdd
+
+
+def random_risk_score(
+    seed: Seed,
+    features: Sequence[Feature],
+    n_conditions: int,
+    max_points: int = 3,
+    classes: Sequence[Any] = (0, 1),
+) -> RiskScore:
+    """A random :class:`~xpg.models.risk_score.RiskScore` of ``n_conditions`` conditions.
+
+    A condition is, on a numeric feature, with probability 3/4 ``x >= t`` (``t`` from
+    :data:`~xpg.testing.features.GRID`, or a value of an integer domain above its least),
+    else any :func:`~xpg.testing.features.random_condition` literal, as on the other
+    features; features repeat.  Points are non-zero integers in ``[-max_points,
+    max_points]``, positive with probability 3/4; the bias is drawn from ``-most .. -least - 1``
+    (``least``, ``most``: the least and greatest sums of points an input can get,
+    :meth:`~xpg.models.risk_score.RiskScore.score_range`), so that both classes occur
+    unless every condition is constant.
+
+    Examples
+    --------
+    >>> from xpg.core.features import Feature
+    >>> rs = random_risk_score(0, [Feature.real("r"), Feature.integer("i", 0, 3)], 4)
+    >>> len(rs.conditions), rs.classes
+    (4, [0, 1])
+    """
+    rng = as_random(seed)
+    conditions = []
+    for _ in range(n_conditions):
+        f = rng.choice(list(features))
+        lit = random_condition(rng, f)
+        if not f.is_discrete and rng.random() < 0.75:
+            above = [t for t in GRID if t > f.low] if f.kind == "real" else domain_values(f)[1:]
+            if above:
+                lit = at_least(f.name, rng.choice(above))
+        points = rng.randint(1, max_points) * (1 if rng.random() < 0.75 else -1)
+        conditions.append((lit, points))
+    least, most = RiskScore(list(features), list(classes), conditions).score_range()
+    bias = -rng.randint(least + 1, most) if most > least else 0
+    return RiskScore(list(features), list(classes), conditions, bias=bias)
 
 
 def dnf_obdd(terms: Sequence[Sequence[tuple[str, bool]]], names: Sequence[str]) -> Any:
