@@ -1,4 +1,4 @@
-"""Exact robustness of trees against an independent verifier, Veritas (``dtai-veritas``).
+"""Exact robustness of trees against two independent tools: Veritas and GROOT's tree attack.
 
 Veritas computes the largest and smallest output of a tree on a box.  For each random tree and
 instance, with ``D`` our exact robustness: the closed box of radius ``D - 1e-6`` holds no input
@@ -6,11 +6,17 @@ of another class, the one of radius ``D + 1e-6`` holds one, and the one of radiu
 holds one exactly when the infimum is attained.  Marked ``peers``: ``pytest -m peers`` creates
 ``bench/.venvs/veritas`` from PyPI on first use.  The translation of the trees into Veritas's
 form is checked offline, by evaluating both on every test point.
+
+GROOT (``groot-trees``) computes, for a scikit-learn tree, the l-infinity distance from a point
+to the nearest leaf box of another class: on fitted trees it must equal our ER (up to the
+float32 rounding of scikit-learn's thresholds, which our compiled graph follows exactly).
 """
 
 from __future__ import annotations
 
+import base64
 import math
+import pickle
 import random
 import sys
 from typing import Any
@@ -18,15 +24,20 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT
 
+from xpg.compile import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.explain.robustness import robustness
+from xpg.testing import random_real_sklearn_tree
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench.peers import RUNNERS_DIR, Peer, ensure_venv, run_runner  # noqa: E402
 
 VERITAS = Peer(
     "veritas", ("dtai-veritas==0.3.1", "numpy"), "import veritas", RUNNERS_DIR / "veritas_runner.py"
+)
+GROOT = Peer(
+    "groot", ("groot-trees==0.0.17",), "import groot.adversary", RUNNERS_DIR / "groot_runner.py"
 )
 EPS = 1e-6
 
@@ -121,3 +132,24 @@ def test_exact_robustness_of_trees_agrees_with_veritas() -> None:
         assert a["optimal"], what
         found = a["min"] < 0 if q["pred"] == 1 else a["max"] > 0
         assert found == other, what
+
+
+@pytest.mark.peers
+def test_exact_robustness_of_sklearn_trees_agrees_with_groot() -> None:
+    ensure_venv(GROOT)
+    trees, queries, ours = [], [], []
+    for seed in range(60):
+        clf, X = random_real_sklearn_tree(seed)
+        dg = from_sklearn_tree(clf)
+        trees.append(base64.b64encode(pickle.dumps(clf)).decode("ascii"))
+        for row in X[:8]:
+            er = robustness(dg, list(row))
+            queries.append({"tree": seed, "x": row.tolist(), "label": int(er.prediction)})
+            ours.append(er.distance)
+    answer = run_runner(GROOT, {"trees": trees, "queries": queries}, timeout=600)
+    assert len(answer["distances"]) == len(ours) == 480
+    for q, theirs, mine in zip(queries, answer["distances"], ours, strict=True):
+        if theirs is None:
+            assert math.isinf(mine), q
+        else:
+            assert mine == pytest.approx(theirs, rel=1e-6, abs=1e-6), q
