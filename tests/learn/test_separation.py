@@ -89,6 +89,20 @@ def test_separation_distance_against_all_pairs() -> None:
         assert separation_distance(X, y) == _naive_distance(X, y)
 
 
+def test_binary_and_coarse_data_against_all_pairs() -> None:
+    """The shortcuts: different binary rows are 1 apart; with 2r at most the smallest gap
+    between values, only equal rows conflict."""
+    rng = np.random.default_rng(6)
+    for _ in range(60):
+        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 6))
+        X = rng.integers(0, 2, size=(n, d)).astype(float) * float(rng.choice([1.0, 0.5]))
+        y = rng.integers(0, 2, size=n)
+        assert separation_distance(X, y) == _naive_distance(X, y)
+        if n <= 10:
+            r = float(rng.choice([1e-5, 0.25]))
+            assert r_separation(X, y, r).n_removed == _brute_removals(X, y, r)
+
+
 def test_separation_distance_on_30000_rows() -> None:
     """Linear memory: 30,000 x 30,000 distances would take 7 GB."""
     rng = np.random.default_rng(2)
@@ -169,6 +183,8 @@ def test_bad_input() -> None:
             r_separation(X, [0, 1, 1], r)
     with pytest.raises(InvalidParameterError, match="Cs"):
         linear_separateness(X, [0, 1, 1], Cs=(0.0,))
+    with pytest.raises(InvalidParameterError, match="max_iter"):
+        linear_separateness(X, [0, 1, 1], max_iter=0)
 
 
 def test_one_label() -> None:
