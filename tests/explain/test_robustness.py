@@ -284,3 +284,16 @@ def test_nearest_value_open_interval_narrow() -> None:
 
 def test_exported_lazily() -> None:
     assert xpg.robustness is robustness
+
+
+def test_json_of_numpy_classes() -> None:
+    import json
+
+    dg = DecisionGraph([Feature.real("x")], classes=[np.int64(0), np.int64(1)])
+    dg.add_node("r", "x")
+    dg.add_terminal("a", np.int64(0))
+    dg.add_terminal("b", np.int64(1))
+    dg.add_edge("r", "a", Literal.le("x", 0.5))
+    dg.add_edge("r", "b", Literal.gt("x", 0.5))
+    doc = json.loads(json.dumps(robustness(dg, [2.0]).to_json()))
+    assert doc["counterexample_class"] == 0 and doc["counterexample"] == {"x": 0.5}

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Literal as TypingLiteral
 
+import numpy as np
 import portion as P
 
 from xpg.core.features import Feature, Literal, ValueSet
@@ -132,10 +133,11 @@ class Robustness:
         >>> sorted(doc)
         ['counterexample', 'counterexample_class', 'distance', 'route', 'seconds']
         """
+        cex = self.counterexample
         doc: dict[str, Any] = {
             "distance": self.distance if math.isfinite(self.distance) else None,
-            "counterexample": self.counterexample,
-            "counterexample_class": self.counterexample_class,
+            "counterexample": None if cex is None else {k: _plain(v) for k, v in cex.items()},
+            "counterexample_class": _plain(self.counterexample_class),
             "seconds": self.seconds,
             "route": self.route,
         }
@@ -143,6 +145,11 @@ class Robustness:
             doc["radius"] = self.radius
             doc["robust"] = self.robust
         return doc
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (JSON-ready); anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 # -- one feature: the distance to a value set ------------------------------------------------------
@@ -161,21 +168,22 @@ def _step_past(bound: float, other: float) -> float:
 def nearest_value(feature: Feature, value: Any, allowed: ValueSet) -> tuple[Cost, Any] | None:
     """The distance from ``value`` to the values ``allowed`` (already within the domain).
 
-    Returns ``((distance, open), point)`` with ``open`` 1 when the distance is an infimum
-    that no allowed value attains (``point`` then lies just past the bound), or ``None``
-    when ``allowed`` holds no value of the feature.
+        Returns ``((distance, open), point)`` with ``open`` 1 when the distance is an infimum
+        that no allowed value attains (``point`` then lies just past the bound), or ``None``
+        when ``allowed`` holds no value of the feature.
 
-    Examples
-    --------
-    >>> import portion as P
-    >>> nearest_value(Feature.real("x"), 2.0, P.closed(3, 5))
-    ((1.0, 0), 3)
-    >>> (d, op), p = nearest_value(Feature.real("x"), 2.0, P.open(3, 5)); (d, op), 3 < p < 3.001
-    ((1.0, 1), True)
-    >>> nearest_value(Feature.integer("n", 0, 9), 2, P.closed(2.5, P.inf))
-    ((1, 0), 3)
-    >>> nearest_value(Feature.categorical("c", "ab"), "a", frozenset("b"))
-    ((1.0, 0), 'b')
+        Examples
+        --------
+        >>> import numpy as np
+    import portion as P
+        >>> nearest_value(Feature.real("x"), 2.0, P.closed(3, 5))
+        ((1.0, 0), 3)
+        >>> (d, op), p = nearest_value(Feature.real("x"), 2.0, P.open(3, 5)); (d, op), 3 < p < 3.001
+        ((1.0, 1), True)
+        >>> nearest_value(Feature.integer("n", 0, 9), 2, P.closed(2.5, P.inf))
+        ((1, 0), 3)
+        >>> nearest_value(Feature.categorical("c", "ab"), "a", frozenset("b"))
+        ((1.0, 0), 'b')
     """
     if feature.is_discrete:
         if value in allowed:
