@@ -168,22 +168,21 @@ def _step_past(bound: float, other: float) -> float:
 def nearest_value(feature: Feature, value: Any, allowed: ValueSet) -> tuple[Cost, Any] | None:
     """The distance from ``value`` to the values ``allowed`` (already within the domain).
 
-        Returns ``((distance, open), point)`` with ``open`` 1 when the distance is an infimum
-        that no allowed value attains (``point`` then lies just past the bound), or ``None``
-        when ``allowed`` holds no value of the feature.
+    Returns ``((distance, open), point)`` with ``open`` 1 when the distance is an infimum
+    that no allowed value attains (``point`` then lies just past the bound), or ``None``
+    when ``allowed`` holds no value of the feature.
 
-        Examples
-        --------
-        >>> import numpy as np
-    import portion as P
-        >>> nearest_value(Feature.real("x"), 2.0, P.closed(3, 5))
-        ((1.0, 0), 3)
-        >>> (d, op), p = nearest_value(Feature.real("x"), 2.0, P.open(3, 5)); (d, op), 3 < p < 3.001
-        ((1.0, 1), True)
-        >>> nearest_value(Feature.integer("n", 0, 9), 2, P.closed(2.5, P.inf))
-        ((1, 0), 3)
-        >>> nearest_value(Feature.categorical("c", "ab"), "a", frozenset("b"))
-        ((1.0, 0), 'b')
+    Examples
+    --------
+    >>> import portion as P
+    >>> nearest_value(Feature.real("x"), 2.0, P.closed(3, 5))
+    ((1.0, 0), 3)
+    >>> (d, op), p = nearest_value(Feature.real("x"), 2.0, P.open(3, 5)); (d, op), 3 < p < 3.001
+    ((1.0, 1), True)
+    >>> nearest_value(Feature.integer("n", 0, 9), 2, P.closed(2.5, P.inf))
+    ((1, 0), 3)
+    >>> nearest_value(Feature.categorical("c", "ab"), "a", frozenset("b"))
+    ((1.0, 0), 'b')
     """
     if feature.is_discrete:
         if value in allowed:
