@@ -45,7 +45,7 @@ def test_every_command_comes_from_a_registered_module() -> None:
     assert all(callable(getattr(m, "register", None)) for m in COMMAND_MODULES)
     assert _subcommands() == [
         "demo", "learn", "import", "axp", "cxp", "enum", "export", "validate",
-        "member", "features", "smallest", "verify", "draw", "bench",
+        "member", "features", "smallest", "verify", "robustness", "draw", "bench",
     ]  # fmt: skip
     modules = {p.stem for p in CLI_DIR.glob("*.py")} - {"__init__", "main", "common"}
     assert modules == {m.__name__.rsplit(".", 1)[-1] for m in COMMAND_MODULES}

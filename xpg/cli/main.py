@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from xpg import __version__
-from xpg.cli import bench, demo, draw, explain, files, learn, membership, verify
+from xpg.cli import bench, demo, draw, explain, files, learn, membership, robustness, verify
 from xpg.cli.common import OneLineErrorParser, run_command
 
 #: The modules contributing sub-commands, each with ``register(subparsers)``, in help order.
@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     files,
     membership,
     verify,
+    robustness,
     draw,
     bench,
 )

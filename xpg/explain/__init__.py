@@ -4,8 +4,9 @@
 findAXp and findCXp), :mod:`~xpg.explain.marco` (Alg. 4, enumeration), :mod:`~xpg.explain.tree_xpg`
 (polynomial algorithms on tree XpGs, Prop. 6), :mod:`~xpg.explain.membership` (Props. 7-9),
 :mod:`~xpg.explain.relevance` (necessary, relevant, irrelevant features),
-:mod:`~xpg.explain.smallest` (minimum explanations) and :mod:`~xpg.explain.describe` (conditions
-and counterexamples in the words of the model).
+:mod:`~xpg.explain.smallest` (minimum explanations) :mod:`~xpg.explain.describe` (conditions
+and counterexamples in the words of the model) and :mod:`~xpg.explain.robustness` (exact
+l-infinity robustness of a decision graph).
 """
 
 from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
@@ -20,6 +21,7 @@ from xpg.explain.membership import (
 )
 from xpg.explain.reach import path_to_zero
 from xpg.explain.relevance import FeatureClassification, classify_features
+from xpg.explain.robustness import Robustness, robustness
 from xpg.explain.smallest import SmallestExplanation, smallest_axp, smallest_cxp
 from xpg.explain.tree_xpg import tree_axps, tree_cxps
 
@@ -31,6 +33,7 @@ __all__ = [
     "Membership",
     "MembershipQueries",
     "RouteChoice",
+    "Robustness",
     "SmallestExplanation",
     "axp_conditions",
     "classify_features",
@@ -43,6 +46,7 @@ __all__ = [
     "is_weak_cxp",
     "membership_route",
     "path_to_zero",
+    "robustness",
     "smallest_axp",
     "smallest_cxp",
     "tree_axps",

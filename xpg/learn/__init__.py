@@ -1,5 +1,6 @@
 """Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), risk scores
-(BBM-RS), datasets, models from data tables, and trained scikit-learn trees imported from files."""
+(BBM-RS), datasets, models from data tables, trained scikit-learn trees imported from files;
+separation statistics of labelled data."""
 
 from xpg.learn.datasets import Dataset, default_data_dir, load_dataset
 from xpg.learn.decision_list import learn_decision_list
@@ -11,14 +12,12 @@ from xpg.learn.from_table import (
     learn_tree_from_table,
 )
 from xpg.learn.risk_score import bbm_rs
+from xpg.learn.separation import linear_separateness, r_separation, separation_distance
 from xpg.learn.table_data import TableData, prepare_table
 from xpg.learn.trees import learn_tree
 
 __all__ = [
     "Dataset",
-    "LearnReport",
-    "Learned",
-    "TableData",
     "bbm_rs",
     "default_data_dir",
     "import_sklearn_tree",
@@ -26,7 +25,13 @@ __all__ = [
     "learn_list_from_table",
     "learn_tree",
     "learn_tree_from_table",
+    "Learned",
+    "LearnReport",
+    "linear_separateness",
     "load_dataset",
     "load_estimator",
     "prepare_table",
+    "r_separation",
+    "separation_distance",
+    "TableData",
 ]
