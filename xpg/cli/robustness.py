@@ -21,7 +21,13 @@ import argparse
 import math
 from typing import Any
 
-from xpg.cli.common import add_command, add_json_argument, is_model_file, parse_instance
+from xpg.cli.common import (
+    INSTANCE_HELP,
+    add_command,
+    add_json_argument,
+    is_model_file,
+    parse_instance,
+)
 from xpg.errors import InvalidInstanceError, InvalidModelError
 
 
@@ -101,8 +107,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", help="a JSON model file")
     p.add_argument(
         "--instance",
-        metavar="NAME=VALUE,...",
-        help="the instance (name=value pairs, or a JSON object)",
+        metavar="NAME=VALUE,...|JSON|@FILE",
+        help=INSTANCE_HELP,
     )
     p.add_argument(
         "--radius", type=_radius, help="also say whether the decision is robust at radius R"
