@@ -72,7 +72,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed
 from xpg.explain.marco import Enumerator, Explanation
-from xpg.explain.masks import minimal_masks, tree_zero_masks
+from xpg.explain.masks import tree_minimal_masks
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
 from xpg.explain.reach import path_to_zero
 from xpg.explain.tree_xpg import tree_singleton_cxps
@@ -220,13 +220,11 @@ def _tree_classes(
             )
             necessary = set(tree_singleton_cxps(xg))
             return necessary, members, RouteChoice("tree-polynomial", reason), 0, 0
-    candidates = tree_zero_masks(xg)
-    assert candidates is not None  # no limit was given
     budget = None if forced else filter_budget(xg)
-    masks = minimal_masks(candidates, max_work=budget)
+    candidates, masks = tree_minimal_masks(xg, max_work=budget)
     counts = (
         f"{int((xg.terminal_value == 0).sum())} paths to 0-terminals give "
-        f"{len(candidates)} distinct candidate CXps"
+        f"{candidates} distinct candidate CXps"
     )
     if masks is None:
         necessary = set(tree_singleton_cxps(xg))
