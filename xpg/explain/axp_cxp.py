@@ -60,7 +60,7 @@ def axp_from_fixed(xg: ExplanationGraph, fixed: Sequence[int]) -> list[int]:
             f"the seed {list(xg.names(fixed_set))} is not a weak AXp: freeing the other "
             "features already allows another prediction"
         )
-    return [v for v in fixed if not reach.try_free(v)]
+    return reach.refuse_each(fixed)
 
 
 def cxp_from_free(xg: ExplanationGraph, free: Sequence[int]) -> list[int]:

@@ -427,6 +427,35 @@ class IncrementalReach:
         self._refused.add(v)
         return False
 
+    def refuse_each(self, order: Iterable[int]) -> list[int]:
+        """Try to free each variable of ``order`` in turn; the ones refused, in order
+        (``[v for v in order if not self.try_free(v)]``, with the attempts refused at their
+        first nodes, most of them in a deletion-based AXp, answered in the loop)."""
+        out: list[int] = []
+        free, reached, waiting, refused = self.free, self.reached, self._waiting, self._refused
+        zp, zi = self._views.zero_ptr, self._views.zero_idx
+        for v in order:
+            if free[v]:
+                continue
+            nodes = waiting.get(v)
+            if nodes is None:  # no reached node tests v: freeing it opens nothing
+                free[v] = 1
+                continue
+            stop = self._stop  # replaced when the shortcut is built
+            hit = False
+            for n in nodes:
+                for k in range(zp[n], zp[n + 1]):
+                    c = zi[k]
+                    if not reached[c] and stop[c]:
+                        hit = True
+                        break
+                if hit:
+                    break
+            if hit or not self.try_free(v):
+                refused.add(v)
+                out.append(v)
+        return out
+
 
 def _zero_flags(xg: ExplanationGraph) -> tuple[Sequence[int], np.ndarray]:
     """Per node, 1 for a terminal labelled 0: as a sequence (a bytearray, or a memoryview on
