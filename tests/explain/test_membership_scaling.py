@@ -253,3 +253,26 @@ def test_popcount_matches_python(bitwise_count: bool, monkeypatch) -> None:
     array = xpg.explain.masks.np.array(values, dtype=xpg.explain.masks.np.uint64)
     counts = xpg.explain.masks._popcount(array).tolist()
     assert counts == [v.bit_count() for v in values]
+
+
+def test_only_axp_shortcut_matches_oracle() -> None:
+    """When the first AXp holds only necessary features it is the only AXp: the classes
+    are read off it without listing CXps or calling SAT.  On random trees (64 edges and
+    more) and DAGs, the shortcut's answers equal the Oracle's, it is taken only when the
+    Oracle has one AXp, and it is taken on some graphs of both kinds."""
+    taken = {"tree": 0, "dag": 0}
+    rng = random.Random(17)
+    for k in range(300):
+        tree = k % 2 == 0
+        xg = random_xpg(rng, tree=tree, max_vars=8, max_internal=60)
+        if tree and len(xg.edge_src) < 64:
+            continue
+        truth = Oracle.of_xpg(xg)
+        result = classify_features(xg)
+        assert set(result.necessary) == truth.necessary()
+        members = set().union(*truth.axps) if truth.axps else set()
+        assert set(result.relevant) == members - truth.necessary()
+        if "holds only necessary features" in result.reason:
+            assert len(truth.axps) == 1 and result.sat_calls == 0 and result.enumerated == 0
+            taken["tree" if tree else "dag"] += 1
+    assert taken["tree"] > 0 and taken["dag"] > 0, taken

@@ -204,14 +204,17 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
         return _minimal_by_scan(masks)
     left = float("inf") if max_work is None else max_work
     try:
-        array = np.fromiter(masks, dtype=np.uint64, count=len(masks))
-    except OverflowError:  # a mask needs more than one 64-bit word: no peeling
-        return _minimal_by_size(masks, left)
+        array = np.fromiter(masks, dtype=np.uint64, count=len(masks)).reshape(-1, 1)
+    except OverflowError:  # some mask needs more than one 64-bit word
+        family = list(masks)
+        widest = max(m.bit_length() for m in family)
+        array = _as_words(family, (widest + 63) // 64)
     return _minimal_of_words(array, left)
 
 
 def _minimal_of_words(masks: np.ndarray, left: float) -> list[int] | None:
-    """:func:`minimal_masks` of distinct masks given as one unsigned 64-bit word each."""
+    """:func:`minimal_masks` of distinct masks given as rows of unsigned 64-bit words (least
+    significant first)."""
     peeled = _peel(masks, left)
     if peeled is None:
         return None
@@ -231,13 +234,27 @@ def _popcount(a: np.ndarray) -> np.ndarray:
     return (a * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
+def _as_ints(rows: np.ndarray) -> list[int]:
+    """Rows of unsigned 64-bit words (least significant first) as Python ints."""
+    if rows.shape[1] == 1:
+        out: list[int] = rows[:, 0].tolist()
+        return out
+    data = np.ascontiguousarray(rows).astype("<u8").tobytes()
+    size = 8 * rows.shape[1]
+    return [int.from_bytes(data[i : i + size], "little") for i in range(0, len(data), size)]
+
+
 def _peel(masks: np.ndarray, budget: float) -> tuple[list[int], list[int], float] | None:
     """The first minimal masks by peeling: the smallest mask left is minimal; keep it and drop
     every mask containing it, one numpy pass each.  Cheap when few minimal masks cover many
     candidates; it stops once the passes stop paying (an antichain drops one mask per pass)
     and hands the rest back.  Returns (kept, masks left, work), or ``None`` beyond
-    ``budget``.  ``masks``: distinct, one unsigned 64-bit word each."""
-    arr = masks[np.lexsort((masks, _popcount(masks)))]
+    ``budget``.  ``masks``: distinct rows of unsigned 64-bit words, least significant first."""
+    sizes = _popcount(masks).sum(axis=1)
+    # by size, then by value: lexsort's last key decides first, the most significant word next
+    arr = masks[np.lexsort((*masks.T, sizes))]
+    sizes = np.sort(sizes)
+    words = masks.shape[1]
     kept: list[int] = []
     work = 0.0
     passes = 0  # elements visited by the passes
@@ -245,16 +262,17 @@ def _peel(masks: np.ndarray, budget: float) -> tuple[list[int], list[int], float
         if passes > _PEEL_PASSES * len(masks) or (
             len(kept) >= 8 and len(masks) - len(arr) < _PEEL_GAIN * len(kept)
         ):
-            return kept, arr.tolist(), work
+            return kept, _as_ints(arr), work
+        if sizes[0] == sizes[-1]:  # one size left: none inside another
+            return kept + _as_ints(arr), [], work
         m = arr[0]
-        if int(m).bit_count() == int(arr[-1]).bit_count():  # one size left: none inside another
-            return kept + arr.tolist(), [], work
-        kept.append(int(m))
+        kept += _as_ints(arr[:1])
         passes += len(arr)
-        work += len(arr) * _PAIR_COST + _CALL_COST // 4
+        work += len(arr) * words * _PAIR_COST + _CALL_COST // 4
         if work > budget:
             return None
-        arr = arr[(arr & m) != m]
+        left = ((arr & m) != m).any(axis=1)
+        arr, sizes = arr[left], sizes[left]
     return kept, [], work
 
 
@@ -340,11 +358,11 @@ def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | N
     return found
 
 
-def _jump_zero_masks(xg: ExplanationGraph) -> list[int] | np.ndarray:
+def _jump_zero_masks(xg: ExplanationGraph) -> np.ndarray:
     """Pointer jumping on the parent array: after ``k`` rounds each node holds the OR of
     the 0-edge variables on the ``2**k`` edges above it, so ``log2(depth)`` vectorised
-    rounds give every path's set.  Variables are split over 64-bit words.  The distinct sets:
-    a sorted array of words when the variables fit in one, else a list of ints."""
+    rounds give every path's set.  Variables are split over 64-bit words: the distinct sets
+    as rows of words, least significant first."""
     n, root = xg.n_nodes, xg.root
     words = max(1, (xg.n_vars + 63) // 64)
     src, dst = xg.edge_src, xg.edge_dst
@@ -354,20 +372,20 @@ def _jump_zero_masks(xg: ExplanationGraph) -> list[int] | np.ndarray:
     var = xg.node_var[src[zero_edge]]
     acc = np.zeros((n, words), dtype=np.uint64)
     acc[dst[zero_edge], var // 64] = np.left_shift(np.uint64(1), (var % 64).astype(np.uint64))
+    flat = acc[:, 0] if words == 1 else acc  # one word: 1-D gathers, several times faster
     while True:
         up = anc[anc]
         if np.array_equal(up, anc):
             break
-        acc |= acc[anc]
+        flat |= flat[anc]
         anc = up
     zeros = np.flatnonzero((xg.terminal_value == 0) & (anc == root))  # reached from the root
-    if words == 1:  # sorted, then each value once (np.unique hashes: ten times slower)
-        values = np.sort(acc[zeros, 0])
-        first = np.ones(len(values), dtype=bool)
-        first[1:] = values[1:] != values[:-1]
-        return values[first]
-    rows = np.unique(acc[zeros], axis=0)
-    return [int.from_bytes(r.astype("<u8").tobytes(), "little") for r in rows]
+    # sorted, then each row once (np.unique hashes, or sorts rows as records: much slower)
+    rows = acc[zeros]
+    rows = rows[np.lexsort(rows.T)] if words > 1 else np.sort(rows, axis=0)
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    return rows[first]
 
 
 def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[int] | None:
@@ -388,7 +406,7 @@ def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[i
     found = _jump_zero_masks(xg)
     if max_masks is not None and len(found) > max_masks:
         return None
-    return set(found.tolist() if isinstance(found, np.ndarray) else found)
+    return set(_as_ints(found))
 
 
 def tree_minimal_masks(
@@ -405,10 +423,8 @@ def tree_minimal_masks(
     (2, [1, 2])
     """
     if len(xg.edge_src) >= _DFS_EDGES:
-        found = _jump_zero_masks(xg)
-        if isinstance(found, np.ndarray):
-            left = float("inf") if max_work is None else max_work
-            return len(found), _minimal_of_words(found, left)
-    else:
-        found = list(_dfs_zero_masks(xg, None) or ())
+        rows = _jump_zero_masks(xg)
+        left = float("inf") if max_work is None else max_work
+        return len(rows), _minimal_of_words(rows, left)
+    found = _dfs_zero_masks(xg, None) or set()
     return len(found), minimal_masks(found, max_work=max_work)
