@@ -341,8 +341,9 @@ class IncrementalReach:
                 reached[s] = 1
                 added.append(s)
                 stack.append(s)
+        budget = self._budget
         while stack:
-            if len(added) > self._budget:
+            if len(added) > budget:
                 return self._explore_arrays(stack, added, waiting)
             n = stack.pop()
             v = var[n]
