@@ -208,3 +208,71 @@ def test_tree_singleton_cxps_are_the_necessary_features() -> None:
     cases += [(xg, Oracle.of_xpg(xg)) for xg in random_dg_xpgs(rng, "tree", 50)]
     for xg, truth in cases:
         assert set(xg.names(tree_singleton_cxps(xg))) == truth.necessary()
+
+
+def large_family(rng: random.Random) -> list[int]:
+    """Hundreds to thousands of masks over up to 64 variables: few minimal sets with many
+    supersets (peeling decides alone), a large antichain (peeling stops at once), or both."""
+    n = rng.randint(8, 64)
+    shape = rng.choice(["few-minimal", "antichain", "both"])
+    seeds = [sum(1 << v for v in rng.sample(range(n), rng.randint(1, 4))) for _ in range(6)]
+    family = [rng.choice(seeds) | rng.getrandbits(n) for _ in range(rng.randint(300, 3000))]
+    if shape != "few-minimal":
+        k = min(n, 10) // 2
+        chain = [sum(1 << v for v in s) for s in itertools.combinations(range(min(n, 10)), k)]
+        family = chain + (family if shape == "both" else [])
+    return family
+
+
+@pytest.mark.parametrize("bitwise_count", [True, False])
+def test_minimal_masks_by_peeling_against_brute_force(bitwise_count: bool, monkeypatch) -> None:
+    """Families past SMALL_FAMILY: the peeled answer, with or without numpy's bit count,
+    with the peeling rules forced to stop at once or never, equals brute force."""
+    if not bitwise_count:
+        monkeypatch.delattr(xpg.explain.masks.np, "bitwise_count", raising=False)
+    rng = random.Random(int(bitwise_count))
+    for k in range(60):
+        masks = large_family(rng)
+        expected = brute_minimal(masks)
+        assert minimal_masks(masks) == expected
+        with monkeypatch.context() as m:
+            passes, gain = [(0, 0), (10**9, 0), (10**9, 10**9)][k % 3]  # stop at once,
+            m.setattr(xpg.explain.masks, "_PEEL_PASSES", passes)  # never, after 8 masks
+            m.setattr(xpg.explain.masks, "_PEEL_GAIN", gain)
+            assert minimal_masks(masks) == expected
+        limited = minimal_masks(masks, max_work=rng.choice([0, 10**4, 10**6, 10**9]))
+        assert limited is None or limited == expected
+
+
+@pytest.mark.parametrize("bitwise_count", [True, False])
+def test_popcount_matches_python(bitwise_count: bool, monkeypatch) -> None:
+    if not bitwise_count:
+        monkeypatch.delattr(xpg.explain.masks.np, "bitwise_count", raising=False)
+    rng = random.Random(4)
+    values = [0, 1, 2**64 - 1, 2**63] + [rng.getrandbits(64) for _ in range(500)]
+    array = xpg.explain.masks.np.array(values, dtype=xpg.explain.masks.np.uint64)
+    counts = xpg.explain.masks._popcount(array).tolist()
+    assert counts == [v.bit_count() for v in values]
+
+
+def test_only_axp_shortcut_matches_oracle() -> None:
+    """When the first AXp holds only necessary features it is the only AXp: the classes
+    are read off it without listing CXps or calling SAT.  On random trees (64 edges and
+    more) and DAGs, the shortcut's answers equal the Oracle's, it is taken only when the
+    Oracle has one AXp, and it is taken on some graphs of both kinds."""
+    taken = {"tree": 0, "dag": 0}
+    rng = random.Random(17)
+    for k in range(300):
+        tree = k % 2 == 0
+        xg = random_xpg(rng, tree=tree, max_vars=8, max_internal=60)
+        if tree and len(xg.edge_src) < 64:
+            continue
+        truth = Oracle.of_xpg(xg)
+        result = classify_features(xg)
+        assert set(result.necessary) == truth.necessary()
+        members = set().union(*truth.axps) if truth.axps else set()
+        assert set(result.relevant) == members - truth.necessary()
+        if "holds only necessary features" in result.reason:
+            assert len(truth.axps) == 1 and result.sat_calls == 0 and result.enumerated == 0
+            taken["tree" if tree else "dag"] += 1
+    assert taken["tree"] > 0 and taken["dag"] > 0, taken

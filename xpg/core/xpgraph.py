@@ -547,32 +547,34 @@ def _group(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np
 
 def _traversal_arrays(xg: ExplanationGraph) -> TraversalArrays:
     n, src, dst, lab = xg.n_nodes, xg.edge_src, xg.edge_dst, xg.edge_label
-    one, n_one = _single_child(src, dst, lab, n)
-    if int(np.count_nonzero(one >= 0)) != n_one:
-        counts = np.bincount(src[lab], minlength=n)
+    # one scatter files every edge under (label, source): slots n + s hold the 1-children,
+    # slots s the 0-children; when no slot is written twice, the graph is binary
+    key = lab * n
+    key += src
+    child = np.full(2 * n, -1, dtype=np.int64)
+    child[key] = dst
+    one, first = child[n:], child[:n]
+    if int(np.count_nonzero(child >= 0)) == len(src):  # at most one edge per (node, label)
+        has = first >= 0
+        count = int(np.count_nonzero(has))
+        start = int(has.argmax())
+        if has[start : start + count].all():  # nodes with a 0-child form one run (terminals
+            # first or last): the run itself, no gathering
+            ptr = np.arange(-start, n + 1 - start, dtype=np.int64)
+            np.clip(ptr, 0, count, out=ptr)
+            return TraversalArrays(one, ptr, first[start : start + count], xg.terminal_value == 0)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(has, out=ptr[1:])
+        return TraversalArrays(one, ptr, first[has], xg.terminal_value == 0)
+    counts = np.bincount(src[lab], minlength=n)
+    if counts.size and int(counts.max()) > 1:
         node = xg.node_ids[int(counts.argmax())]
         raise InvalidGraphError(
             f"node {node!r} has {int(counts.max())} outgoing edges labelled 1 "
             "(at most 1; run validate())"
         )
     zero = ~lab
-    first, n_zero = _single_child(src, dst, zero, n)
-    has = first >= 0
-    if int(np.count_nonzero(has)) == n_zero:  # at most one 0-edge per node (binary graphs)
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(has, out=ptr[1:])
-        return TraversalArrays(one, ptr, first[has], xg.terminal_value == 0)
     return TraversalArrays(one, *_group(src[zero], dst[zero], n), xg.terminal_value == 0)
-
-
-def _single_child(
-    src: np.ndarray, dst: np.ndarray, mask: np.ndarray, n: int
-) -> tuple[np.ndarray, int]:
-    """Per node, the child through one of its edges in ``mask`` (-1: none), and the number
-    of those edges (more edges than nodes with a child: some node has several)."""
-    child = np.full(n + 1, -1, dtype=np.int64)
-    child[np.where(mask, src, n)] = dst  # the other edges all write into the spare last slot
-    return child[:n], int(np.count_nonzero(mask))
 
 
 def _views(xg: ExplanationGraph) -> TraversalViews:
@@ -608,13 +610,20 @@ def _small_views(xg: ExplanationGraph) -> TraversalViews:
 
 
 def _ends_at_zero(xg: ExplanationGraph) -> np.ndarray:
-    one = xg.csr().one
-    nxt = np.where(one < 0, np.arange(xg.n_nodes), one)
-    for _ in range(64):  # pointer doubling: 2**64 exceeds any path
-        further = nxt[nxt]
-        if np.array_equal(further, nxt):
-            return xg.terminal_value[nxt] == 0
-        nxt = further
+    """Pointer doubling on the 1-edges: ``ceil(log2(L + 1))`` gathers over the nodes for a
+    longest 1-path of ``L`` edges.  The ends of the 1-paths point to one of two sentinels
+    (negative indices: the last two slots), each its own successor, so that the pointers need
+    no other fixed point and the answer is read off the sentinels."""
+    n, t = xg.n_nodes, xg.csr()
+    nxt = np.empty(n + 2, dtype=np.int64)
+    nxt[:n] = t.one  # -1 (no 1-child): the last slot, the sentinel "not 0"
+    nxt[:n][t.zero_terminal] = -2  # the sentinel "ends at a 0-terminal"
+    nxt[n:] = (-2, -1)
+    for _ in range(64):  # 2**64 exceeds any path
+        # done when every pointer is a sentinel (a strided sample says when to look at all)
+        if nxt[:n:61].max() < 0 and nxt.max() < 0:
+            return nxt[:n] == -2
+        nxt = nxt[nxt]
     raise InvalidGraphError("the edges labelled 1 form a cycle")
 
 

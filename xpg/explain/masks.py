@@ -202,6 +202,88 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
     masks = set(masks)
     if max_work is None and len(masks) <= SMALL_FAMILY:
         return _minimal_by_scan(masks)
+    left = float("inf") if max_work is None else max_work
+    try:
+        array = np.fromiter(masks, dtype=np.uint64, count=len(masks)).reshape(-1, 1)
+    except OverflowError:  # some mask needs more than one 64-bit word
+        family = list(masks)
+        widest = max(m.bit_length() for m in family)
+        array = _as_words(family, (widest + 63) // 64)
+    return _minimal_of_words(array, left)
+
+
+def _minimal_of_words(masks: np.ndarray, left: float) -> list[int] | None:
+    """:func:`minimal_masks` of distinct masks given as rows of unsigned 64-bit words (least
+    significant first)."""
+    peeled = _peel(masks, left)
+    if peeled is None:
+        return None
+    kept, rest, work = peeled
+    if not rest:
+        return kept
+    return _minimal_by_size(set(kept) | set(rest), left - work)
+
+
+def _popcount(a: np.ndarray) -> np.ndarray:
+    """Bits set per unsigned 64-bit word."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(a)
+    a = a - ((a >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    a = (a & np.uint64(0x3333333333333333)) + ((a >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    a = (a + (a >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (a * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+def _as_ints(rows: np.ndarray) -> list[int]:
+    """Rows of unsigned 64-bit words (least significant first) as Python ints."""
+    if rows.shape[1] == 1:
+        out: list[int] = rows[:, 0].tolist()
+        return out
+    data = np.ascontiguousarray(rows).astype("<u8").tobytes()
+    size = 8 * rows.shape[1]
+    return [int.from_bytes(data[i : i + size], "little") for i in range(0, len(data), size)]
+
+
+def _peel(masks: np.ndarray, budget: float) -> tuple[list[int], list[int], float] | None:
+    """The first minimal masks by peeling: the smallest mask left is minimal; keep it and drop
+    every mask containing it, one numpy pass each.  Cheap when few minimal masks cover many
+    candidates; it stops once the passes stop paying (an antichain drops one mask per pass)
+    and hands the rest back.  Returns (kept, masks left, work), or ``None`` beyond
+    ``budget``.  ``masks``: distinct rows of unsigned 64-bit words, least significant first."""
+    sizes = _popcount(masks).sum(axis=1)
+    # by size, then by value: lexsort's last key decides first, the most significant word next
+    arr = masks[np.lexsort((*masks.T, sizes))]
+    sizes = np.sort(sizes)
+    words = masks.shape[1]
+    kept: list[int] = []
+    work = 0.0
+    passes = 0  # elements visited by the passes
+    while len(arr):
+        if passes > _PEEL_PASSES * len(masks) or (
+            len(kept) >= 8 and len(masks) - len(arr) < _PEEL_GAIN * len(kept)
+        ):
+            return kept, _as_ints(arr), work
+        if sizes[0] == sizes[-1]:  # one size left: none inside another
+            return kept + _as_ints(arr), [], work
+        m = arr[0]
+        kept += _as_ints(arr[:1])
+        passes += len(arr)
+        work += len(arr) * words * _PAIR_COST + _CALL_COST // 4
+        if work > budget:
+            return None
+        left = ((arr & m) != m).any(axis=1)
+        arr, sizes = arr[left], sizes[left]
+    return kept, [], work
+
+
+#: peeling stops after this many passes' worth of masks, or once the passes have removed
+#: fewer than ``_PEEL_GAIN`` masks per mask kept
+_PEEL_PASSES = 8
+_PEEL_GAIN = 16
+
+
+def _minimal_by_size(masks: set[int], left: float) -> list[int] | None:
+    """:func:`minimal_masks` by size groups (see there), within ``left`` work."""
     groups: dict[int, set[int]] = {}
     everything = 0
     for m in masks:
@@ -212,7 +294,6 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
     universe = 0  # union of the kept masks
     index = _KeptIndex()
     as_array = np.zeros((0, words), dtype=np.uint64)  # the kept masks, for _pairwise
-    left = float("inf") if max_work is None else max_work
     for size in sorted(groups):
         group = sorted(groups[size])
         if kept:
@@ -277,10 +358,11 @@ def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | N
     return found
 
 
-def _jump_zero_masks(xg: ExplanationGraph) -> list[int]:
+def _jump_zero_masks(xg: ExplanationGraph) -> np.ndarray:
     """Pointer jumping on the parent array: after ``k`` rounds each node holds the OR of
     the 0-edge variables on the ``2**k`` edges above it, so ``log2(depth)`` vectorised
-    rounds give every path's set.  Variables are split over 64-bit words."""
+    rounds give every path's set.  Variables are split over 64-bit words: the distinct sets
+    as rows of words, least significant first."""
     n, root = xg.n_nodes, xg.root
     words = max(1, (xg.n_vars + 63) // 64)
     src, dst = xg.edge_src, xg.edge_dst
@@ -290,18 +372,20 @@ def _jump_zero_masks(xg: ExplanationGraph) -> list[int]:
     var = xg.node_var[src[zero_edge]]
     acc = np.zeros((n, words), dtype=np.uint64)
     acc[dst[zero_edge], var // 64] = np.left_shift(np.uint64(1), (var % 64).astype(np.uint64))
+    flat = acc[:, 0] if words == 1 else acc  # one word: 1-D gathers, several times faster
     while True:
         up = anc[anc]
         if np.array_equal(up, anc):
             break
-        acc |= acc[anc]
+        flat |= flat[anc]
         anc = up
     zeros = np.flatnonzero((xg.terminal_value == 0) & (anc == root))  # reached from the root
-    if words == 1:  # a 1-D unique is several times faster than rows
-        out: list[int] = np.unique(acc[zeros, 0]).tolist()
-        return out
-    rows = np.unique(acc[zeros], axis=0)
-    return [int.from_bytes(r.astype("<u8").tobytes(), "little") for r in rows]
+    # sorted, then each row once (np.unique hashes, or sorts rows as records: much slower)
+    rows = acc[zeros]
+    rows = rows[np.lexsort(rows.T)] if words > 1 else np.sort(rows, axis=0)
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    return rows[first]
 
 
 def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[int] | None:
@@ -322,4 +406,25 @@ def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[i
     found = _jump_zero_masks(xg)
     if max_masks is not None and len(found) > max_masks:
         return None
-    return set(found)
+    return set(_as_ints(found))
+
+
+def tree_minimal_masks(
+    xg: ExplanationGraph, max_work: int | None = None
+) -> tuple[int, list[int] | None]:
+    """On a tree XpG: the number of distinct candidate CXps (:func:`tree_zero_masks`) and
+    the subset-minimal ones, the CXps (:func:`minimal_masks`; ``None`` beyond ``max_work``).
+    On larger trees the candidates stay numpy words from their collection to the filter.
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> tree_minimal_masks(and_xpg())
+    (2, [1, 2])
+    """
+    if len(xg.edge_src) >= _DFS_EDGES:
+        rows = _jump_zero_masks(xg)
+        left = float("inf") if max_work is None else max_work
+        return len(rows), _minimal_of_words(rows, left)
+    found = _dfs_zero_masks(xg, None) or set()
+    return len(found), minimal_masks(found, max_work=max_work)

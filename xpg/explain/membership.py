@@ -43,7 +43,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free
 from xpg.explain.marco import ExplanationKind
-from xpg.explain.masks import minimal_masks, tree_zero_masks
+from xpg.explain.masks import tree_minimal_masks
 from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
 from xpg.solvers.lifecycle import SolverOwner
 from xpg.solvers.sat import MembershipOracle
@@ -114,11 +114,9 @@ def tree_choice(xg: ExplanationGraph) -> RouteChoice:
     """The dispatcher on a tree XpG: list the CXps within :func:`filter_budget`, or take
     the SAT route, saying which count decided."""
     paths = int(np.count_nonzero(xg.terminal_value == 0))
-    found = tree_zero_masks(xg)
-    assert found is not None  # no limit was given
     budget = filter_budget(xg)
-    masks = minimal_masks(found, max_work=budget)
-    counts = f"{paths} paths to 0-terminals give {len(found)} distinct candidate CXps"
+    found, masks = tree_minimal_masks(xg, max_work=budget)
+    counts = f"{paths} paths to 0-terminals give {found} distinct candidate CXps"
     if masks is None:
         return RouteChoice(
             "sat",

@@ -53,6 +53,11 @@ from xpg.explain import masks as _masks
 #: node-by-node traversals that have visited this many nodes go on with vectorised
 #: frontier passes (see ``bench/traversal_speed.py`` for the crossover)
 PYTHON_BUDGET = 20_000
+#: incremental searches build the 1-path shortcut (:meth:`ExplanationGraph.ends_at_zero`) once
+#: the refused attempts, made and expected, explore more than ``n_nodes / SHORTCUT_FRACTION``
+#: nodes, and at least ``SHORTCUT_MIN`` (about what the shortcut's pointer doubling costs)
+SHORTCUT_MIN = 4096
+SHORTCUT_FRACTION = 64
 
 
 def _free_flags(xg: ExplanationGraph, free: Iterable[int]) -> bytearray:
@@ -283,9 +288,12 @@ class IncrementalReach:
 
     The reached nodes testing each fixed variable are kept per variable, so an attempt costs
     what it explores, not the size of the graph.  An attempt stops at the first node whose
-    path of 1-edges ends at a 0-terminal (:meth:`ExplanationGraph.ends_at_zero`, computed
-    once the attempts have explored ``n_nodes / 64`` nodes); one that explores more than
-    ``budget`` nodes goes on with vectorised frontier passes (:func:`frontier_reach`).
+    path of 1-edges ends at a 0-terminal (:meth:`ExplanationGraph.ends_at_zero`), built as
+    soon as the refused attempts are expected to explore more nodes than building it costs:
+    what they have explored, plus their average times the fixed variables with reached nodes
+    still to try, beyond ``n_nodes / SHORTCUT_FRACTION``.  An attempt whose first nodes are
+    such nodes is refused without exploring; one that explores more than ``budget`` nodes
+    goes on with vectorised frontier passes (:func:`frontier_reach`).
 
     Examples
     --------
@@ -305,8 +313,9 @@ class IncrementalReach:
         self.reached = bytearray(xg.n_nodes)
         self._waiting: dict[int, list[int]] = {}  # fixed variable -> reached nodes testing it
         self._stop, self._stop_array = _zero_flags(xg)
-        self._explored = 0
-        self._shortcut_after = max(4096, xg.n_nodes // 64)
+        self._explored = 0  # nodes explored by refused attempts
+        self._refused: set[int] = set()
+        self._shortcut_after = max(SHORTCUT_MIN, xg.n_nodes // SHORTCUT_FRACTION)
         if xg.has_ends_at_zero():
             self._use_shortcut()
         self.hits_zero = not self._explore([xg.root])
@@ -332,8 +341,9 @@ class IncrementalReach:
                 reached[s] = 1
                 added.append(s)
                 stack.append(s)
+        budget = self._budget
         while stack:
-            if len(added) > self._budget:
+            if len(added) > budget:
                 return self._explore_arrays(stack, added, waiting)
             n = stack.pop()
             v = var[n]
@@ -365,8 +375,13 @@ class IncrementalReach:
         for a in added:
             reached[a] = 0
         self._explored += len(added)
-        if 0 <= self._shortcut_after < self._explored:
-            self._use_shortcut()
+        if self._shortcut_after >= 0:
+            # the attempts to come (fixed variables with reached nodes, not yet refused), at
+            # the average cost of the refused ones so far: worth the shortcut's one-off cost?
+            pending = max(len(self._waiting) - len(self._refused), 0)
+            expected = self._explored * pending // (len(self._refused) + 1)
+            if self._explored + expected > self._shortcut_after:
+                self._use_shortcut()
         return False
 
     def _commit(self, waiting: Iterable[int]) -> None:
@@ -395,13 +410,52 @@ class IncrementalReach:
         if self.free[v]:
             return True
         zp, zi = self._views.zero_ptr, self._views.zero_idx
-        starts = [zi[k] for n in self._waiting.get(v, ()) for k in range(zp[n], zp[n + 1])]
+        reached, stop = self.reached, self._stop
+        starts = []
+        for n in self._waiting.get(v, ()):
+            for k in range(zp[n], zp[n + 1]):
+                c = zi[k]
+                if not reached[c]:
+                    if stop[c]:  # reachable once v is free, and known to lead to a 0-terminal
+                        self._refused.add(v)
+                        return False
+                    starts.append(c)
         self.free[v] = 1
         if self._explore(starts):
             self._waiting.pop(v, None)
             return True
         self.free[v] = 0
+        self._refused.add(v)
         return False
+
+    def refuse_each(self, order: Iterable[int]) -> list[int]:
+        """Try to free each variable of ``order`` in turn; the ones refused, in order
+        (``[v for v in order if not self.try_free(v)]``, with the attempts refused at their
+        first nodes, most of them in a deletion-based AXp, answered in the loop)."""
+        out: list[int] = []
+        free, reached, waiting, refused = self.free, self.reached, self._waiting, self._refused
+        zp, zi = self._views.zero_ptr, self._views.zero_idx
+        for v in order:
+            if free[v]:
+                continue
+            nodes = waiting.get(v)
+            if nodes is None:  # no reached node tests v: freeing it opens nothing
+                free[v] = 1
+                continue
+            stop = self._stop  # replaced when the shortcut is built
+            hit = False
+            for n in nodes:
+                for k in range(zp[n], zp[n + 1]):
+                    c = zi[k]
+                    if not reached[c] and stop[c]:
+                        hit = True
+                        break
+                if hit:
+                    break
+            if hit or not self.try_free(v):
+                refused.add(v)
+                out.append(v)
+        return out
 
 
 def _zero_flags(xg: ExplanationGraph) -> tuple[Sequence[int], np.ndarray]:

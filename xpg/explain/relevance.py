@@ -72,7 +72,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed
 from xpg.explain.marco import Enumerator, Explanation
-from xpg.explain.masks import minimal_masks, tree_zero_masks
+from xpg.explain.masks import tree_minimal_masks
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
 from xpg.explain.reach import path_to_zero
 from xpg.explain.tree_xpg import tree_singleton_cxps
@@ -201,6 +201,20 @@ def _deletion_members(xg: ExplanationGraph, members: set[int], seconds: float) -
     return found
 
 
+_ONLY_AXP = (
+    "an AXp found by deletion (no SAT call) holds only necessary features, so it is the only "
+    "AXp (every AXp holds every necessary feature)"
+)
+
+
+def _only_axp(xg: ExplanationGraph, necessary: set[int]) -> tuple[set[int], bool]:
+    """The first AXp found by deletion, and whether it is the only one: it is when it holds
+    only necessary features (``necessary``: the features in every AXp), since every AXp
+    contains it, hence equals it by minimality."""
+    axp = set(axp_from_fixed(xg, xg.tested_vars()))
+    return axp, axp <= necessary
+
+
 def _tree_classes(
     xg: ExplanationGraph, forced: bool, strategy: Strategy, solver: str
 ) -> tuple[set[int], set[int], RouteChoice, int, int]:
@@ -212,7 +226,13 @@ def _tree_classes(
     members: set[int] = set()
     found = 0
     if edges >= _LIST_FIRST_EDGES:
-        found = _deletion_members(xg, members, _LIST_SECONDS_PER_EDGE * edges)
+        necessary = set(tree_singleton_cxps(xg))
+        first, only = _only_axp(xg, necessary)
+        if only:
+            reason = f"the explanation graph is a tree: {_ONLY_AXP}"
+            return necessary, first, RouteChoice("tree-polynomial", reason), 0, 0
+        members |= first
+        found = 1 + _deletion_members(xg, members, _LIST_SECONDS_PER_EDGE * edges)
         if members.issuperset(tested):
             reason = (
                 f"the explanation graph is a tree: {found} AXps found by deletion (no SAT "
@@ -220,13 +240,11 @@ def _tree_classes(
             )
             necessary = set(tree_singleton_cxps(xg))
             return necessary, members, RouteChoice("tree-polynomial", reason), 0, 0
-    candidates = tree_zero_masks(xg)
-    assert candidates is not None  # no limit was given
     budget = None if forced else filter_budget(xg)
-    masks = minimal_masks(candidates, max_work=budget)
+    candidates, masks = tree_minimal_masks(xg, max_work=budget)
     counts = (
         f"{int((xg.terminal_value == 0).sum())} paths to 0-terminals give "
-        f"{len(candidates)} distinct candidate CXps"
+        f"{candidates} distinct candidate CXps"
     )
     if masks is None:
         necessary = set(tree_singleton_cxps(xg))
@@ -291,7 +309,16 @@ def classify_features(
         choice = choose_route(xg, route)
         tested = xg.tested_vars()
         necessary = {v for v in tested if path_to_zero(xg, [v])}
-        members, sat_calls, enumerated = _sat_route_members(xg, necessary, strategy, solver)
+        first, only = _only_axp(xg, necessary) if route is None else (set(), False)
+        if only:
+            members, sat_calls, enumerated = first, 0, 0
+            choice = RouteChoice(
+                choice.route, f"{choice.reason}; but {_ONLY_AXP}, and no SAT call was made"
+            )
+        else:
+            members, sat_calls, enumerated = _sat_route_members(
+                xg, necessary | first, strategy, solver
+            )
     classes: dict[str, FeatureClass] = {}
     for v, name in enumerate(xg.var_names):
         if v in necessary:
