@@ -94,10 +94,10 @@ def load_explanation_graph(path: str, instance: str | None) -> ExplanationGraph:
     InvalidInstanceError
         When a model file comes without ``--instance``, or a ``.xpg`` file with one.
     """
-    from xpg.core.xpgraph import ExplanationGraph
-    from xpg.io import load_model, read_xpg
-
     if is_model_file(path):
+        from xpg.core.xpgraph import ExplanationGraph
+        from xpg.io import load_model
+
         dg = load_model(path)
         if instance is None:
             raise InvalidInstanceError(
@@ -108,6 +108,8 @@ def load_explanation_graph(path: str, instance: str | None) -> ExplanationGraph:
         raise InvalidInstanceError(
             f"{path} is an explanation graph (.xpg) for one instance already: drop --instance"
         )
+    from xpg.io import read_xpg
+
     return read_xpg(path)
 
 

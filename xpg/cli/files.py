@@ -32,8 +32,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     write_xpg(xg, args.output)
     return emit(
         args,
-        {"output": args.output, "nodes": xg.n_nodes, "edges": len(xg.edge_src)},
-        f"wrote {args.output} ({xg.n_nodes} nodes, {len(xg.edge_src)} edges)",
+        {"output": args.output, "nodes": xg.n_nodes, "edges": xg.n_edges},
+        f"wrote {args.output} ({xg.n_nodes} nodes, {xg.n_edges} edges)",
     )
 
 
@@ -46,7 +46,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         doc = {"file": args.file, "valid": True, "nodes": len(dg), "edges": dg.n_edges}
     else:
         xg = read_xpg(args.file)
-        doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": len(xg.edge_src)}
+        doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": xg.n_edges}
     return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
 
 
