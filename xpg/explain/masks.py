@@ -272,9 +272,11 @@ def minimal_hitting_masks(family: Iterable[int], max_work: int | None = None) ->
 
     Berge's algorithm: the members are taken smallest first, and the minimal hitting sets
     of those seen so far are updated with each: a set that meets the new member stays, one
-    that does not is extended by each of the member's variables, and the extensions that
-    contain another kept set are dropped.  A dropped extension ``h | v`` can only contain
-    a kept set that holds ``v``, so each is checked against those only.
+    that does not is extended by each of the member's variables, and an extension is kept
+    unless it contains a set that stayed.  That one test suffices: an extension ``h | v``
+    can only contain a staying set that holds ``v``, and two extensions are never equal nor
+    one inside the other (``h`` and ``h'`` miss the member, so ``h | v`` inside ``h' | v'``
+    means ``v = v'`` and ``h`` inside ``h'``, two distinct minimal sets).
 
     Parameters
     ----------
@@ -319,29 +321,22 @@ def minimal_hitting_masks(family: Iterable[int], max_work: int | None = None) ->
             rest ^= low
         kept = [h for h in hitting if h & member]
         by_bit = {b: [h for h in kept if h & b] for b in bits}
-        grown: set[int] = set()
+        grown = []
         for h in hitting:
             if h & member:
                 continue
             for b in bits:
                 m = h | b
-                checked = by_bit[b]
-                left -= len(checked) + 1
-                for k in checked:
+                inside = by_bit[b]
+                left -= len(inside) + 1
+                for k in inside:
                     if k & m == k:
                         break
                 else:
-                    grown.add(m)
+                    grown.append(m)
             if left < 0:
                 return None
-        # two extensions never contain one another unless one is h | b and the other
-        # (h' | b) with h' inside h | b: filter the new ones among themselves
-        fresh = minimal_masks(grown) if len(grown) > 1 else list(grown)
-        assert fresh is not None
-        left -= len(grown) * len(fresh)
-        if left < 0:
-            return None
-        hitting = kept + fresh
+        hitting = kept + grown
     return sorted(hitting, key=lambda m: (m.bit_count(), _bit_list(m)))
 
 

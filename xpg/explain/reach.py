@@ -413,7 +413,7 @@ class IncrementalReach:
         return False
 
 
-def _zero_flags(xg: ExplanationGraph) -> Sequence[int]:
+def _zero_flags(xg: ExplanationGraph) -> bytearray | memoryview:
     """Per node, 1 for a terminal labelled 0: a bytearray on small and light graphs, else a
     memoryview of :attr:`TraversalArrays.zero_terminal`."""
     if xg.n_edges < xpgraph.SMALL_EDGES or xg.light:

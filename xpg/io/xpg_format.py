@@ -138,11 +138,11 @@ class _Parts:
 
     ids: list[int]
     root: int
-    node_var: Sequence[int]
-    terminal_value: Sequence[int]
-    src: Sequence[int]
-    dst: Sequence[int]
-    label: Sequence[bool]
+    node_var: np.ndarray | Sequence[int]
+    terminal_value: np.ndarray | Sequence[int]
+    src: np.ndarray | Sequence[int]
+    dst: np.ndarray | Sequence[int]
+    label: np.ndarray | Sequence[bool]
     names: list[str]
 
 
