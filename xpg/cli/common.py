@@ -23,7 +23,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -62,6 +61,8 @@ def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
     """
     text = text.strip()
     if text.startswith("{"):
+        import json
+
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as err:
@@ -198,7 +199,12 @@ def braces(features: Sequence[str]) -> str:
 
 def emit(args: argparse.Namespace, doc: dict[str, Any], text: str) -> int:
     """Print ``doc`` as one JSON document under ``--json``, else ``text``; exit status 0."""
-    print(json.dumps(doc) if args.json else text)
+    if args.json:
+        import json  # here: most commands print text
+
+        print(json.dumps(doc))
+    else:
+        print(text)
     return 0
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xpg.cli.common import add_command, add_json_argument, braces, emit, positive_int
 
@@ -23,8 +22,9 @@ if TYPE_CHECKING:
 DATASETS = {"breast_cancer": "load_breast_cancer", "wine": "load_wine", "iris": "load_iris"}
 
 
-@dataclass
-class ExplainedInstance:
+# NamedTuples, not dataclasses: every ``xpg`` command imports this module, and dataclasses
+# would make each of them import inspect (a few milliseconds of start-up)
+class ExplainedInstance(NamedTuple):
     """One explained decision of the demo."""
 
     row: int
@@ -38,8 +38,7 @@ class ExplainedInstance:
     seconds: float
 
 
-@dataclass
-class DemoReport:
+class DemoReport(NamedTuple):
     """Everything the demo printed, for tests and for ``--json``."""
 
     dataset: str
@@ -48,7 +47,7 @@ class DemoReport:
     nodes: int
     accuracy: float
     compile_seconds: float
-    instances: list[ExplainedInstance] = field(default_factory=list)
+    instances: list[ExplainedInstance]
 
 
 def run_demo(
@@ -84,6 +83,7 @@ def run_demo(
         nodes=len(dg),
         accuracy=float(clf.score(X_test, y_test)),
         compile_seconds=time.perf_counter() - start,
+        instances=[],
     )
     rows = np.random.default_rng(seed).choice(len(X_test), size=n_instances, replace=False)
     for row in sorted(rows.tolist()):

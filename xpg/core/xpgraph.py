@@ -29,7 +29,6 @@ import gc
 from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
 from itertools import compress
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -45,8 +44,7 @@ else:
     np = lazy.module("numpy")
 
 
-@dataclass(frozen=True)
-class _EdgeTable:
+class _EdgeTable(NamedTuple):
     """A decision graph's literals as flat arrays, built once per graph."""
 
     src: np.ndarray
@@ -101,7 +99,7 @@ def _edge_table(dg: DecisionGraph) -> _EdgeTable:
         np.asarray(dg._class, dtype=np.int64),
         np.asarray(dg._feature, dtype=np.int64),
     ]
-    table = _EdgeTable(**dict(zip([f.name for f in fields(_EdgeTable)], columns, strict=True)))
+    table = _EdgeTable(*columns)
     dg._cache["edge_table"] = table
     return table
 

@@ -38,8 +38,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
@@ -51,23 +50,47 @@ from xpg.solvers.lifecycle import SolverOwner
 ExplanationKind = Literal["axp", "cxp"]
 
 
-@dataclass(frozen=True)
-class Explanation:
+# A NamedTuple and a plain class, not dataclasses: dataclasses would make ``xpg enum`` import
+# inspect (a few milliseconds of start-up, more than enumerating a small graph)
+class Explanation(NamedTuple):
     """One explanation: its kind and its features (names, in feature order)."""
 
     kind: ExplanationKind
     features: tuple[str, ...]
 
 
-@dataclass
 class EnumerationResult:
     """All explanations found, whether the lists are complete, and the time it took."""
 
-    axps: list[tuple[str, ...]] = field(default_factory=list)
-    cxps: list[tuple[str, ...]] = field(default_factory=list)
-    complete: bool = False
-    seconds: float = 0.0
-    sat_calls: int = 0
+    __slots__ = ("axps", "cxps", "complete", "seconds", "sat_calls")
+
+    def __init__(
+        self,
+        axps: list[tuple[str, ...]] | None = None,
+        cxps: list[tuple[str, ...]] | None = None,
+        complete: bool = False,
+        seconds: float = 0.0,
+        sat_calls: int = 0,
+    ) -> None:
+        self.axps: list[tuple[str, ...]] = [] if axps is None else axps
+        self.cxps: list[tuple[str, ...]] = [] if cxps is None else cxps
+        self.complete = complete
+        self.seconds = seconds
+        self.sat_calls = sat_calls
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EnumerationResult):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaces
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._fields()))
+        return f"EnumerationResult({shown})"
 
     def to_json(self) -> dict[str, Any]:
         """The ``xpg enum --json`` document: names sorted inside each explanation."""

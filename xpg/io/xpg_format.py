@@ -32,16 +32,14 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from numbers import Integral
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from xpg.core import lazy
 from xpg.core.xpgraph import LIGHT_EDGES, ExplanationGraph
 from xpg.errors import InvalidGraphError, ParseError
-from xpg.io.atomic import write_text_atomic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,8 +49,7 @@ else:
 _SECTIONS = ("NN", "Root", "T", "TDef", "NT", "NTDef", "NV", "VarDef")
 
 
-@dataclass
-class _Line:
+class _Line(NamedTuple):
     number: int
     text: str
 
@@ -131,8 +128,7 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
 LIGHT_LINES = 2 * LIGHT_EDGES
 
 
-@dataclass
-class _Parts:
+class _Parts(NamedTuple):
     """What a ``.xpg`` file lists: node ids (terminals first), root, arrays (numpy) or lists
     per node and edge."""
 
@@ -615,4 +611,6 @@ def format_xpg(xg: ExplanationGraph) -> str:
 
 def write_xpg(xg: ExplanationGraph, path: str | os.PathLike[str]) -> None:
     """Write a ``.xpg`` file whole or not at all."""
+    from xpg.io.atomic import write_text_atomic  # tempfile: not for reading
+
     write_text_atomic(path, format_xpg(xg))
