@@ -19,7 +19,7 @@ import pytest
 from xpg import InvalidGraphError, ParseError, format_xpg, read_xpg_text
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.core.xpgraph import ExplanationGraph, _follow_ones, _has_cycle
+from xpg.core.xpgraph import ExplanationGraph, _follow_ones, _has_cycle, _light_violations
 from xpg.io.xpg_format import _Parts, _read_fast, _read_light, _read_lines
 from xpg.testing import described, random_xpg
 from xpg.testing.xpgs import random_dg_xpgs
@@ -271,10 +271,10 @@ def test_violations_match_the_node_by_node_reference(block: int) -> None:
             with pytest.raises(InvalidGraphError):
                 xg.violations()
             with pytest.raises(InvalidGraphError):
-                _as_light(xg).violations()
+                _light_violations(_as_light(xg))
             continue
         assert xg.violations() == expected
-        assert _as_light(xg).violations() == expected
+        assert _light_violations(_as_light(xg)) == expected  # the pure-Python check
         found += bool(expected)
     assert found > 20
 

@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -48,6 +49,12 @@ class LazyModule:
 def module(name: str) -> Any:
     """A stand-in for the module ``name``, imported on first attribute access."""
     return LazyModule(name)
+
+
+def loaded(name: str) -> bool:
+    """Has the module ``name`` been imported (by anyone)?  Code with a pure-Python and a numpy
+    route asks this to take the numpy one only once numpy is paid for."""
+    return name in sys.modules
 
 
 def reexports(

@@ -259,6 +259,19 @@ class ExplanationGraph:
         )
 
     # -- structure ------------------------------------------------------------------------------
+    def runs_on_lists(self, small: int = 512) -> bool:
+        """Should a query run on Python lists rather than with numpy?  Yes below ``small``
+        edges (numpy's fixed costs exceed the work there), and on a light graph as long as
+        numpy is not imported (importing it costs more than the query).
+
+        Examples
+        --------
+        >>> from xpg.examples import and_xpg
+        >>> and_xpg().runs_on_lists()
+        True
+        """
+        return self.n_edges < small or (self.light and not lazy.loaded("numpy"))
+
     @property
     def n_nodes(self) -> int:
         """Number of nodes."""
@@ -385,7 +398,7 @@ class ExplanationGraph:
     def _build_adjacency(
         self,
     ) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
-        if self.n_edges < SMALL_EDGES or self.light:
+        if self.runs_on_lists(SMALL_EDGES):
             one: list[list[int]] = [[] for _ in range(self.n_nodes)]
             zero: list[list[int]] = [[] for _ in range(self.n_nodes)]
             for s, d, lab in zip(
@@ -425,8 +438,8 @@ class ExplanationGraph:
     def is_tree(self) -> bool:
         """True when every node has at most one parent."""
         if self._is_tree is None:
-            if self.light:
-                dst = self._lists["edge_dst"]
+            if self.runs_on_lists():
+                dst = self.column_list("edge_dst")
                 self._is_tree = len(set(dst)) == len(dst)
             else:
                 indeg = np.bincount(self.edge_dst, minlength=self.n_nodes)
@@ -436,7 +449,7 @@ class ExplanationGraph:
     def tested_vars(self) -> list[int]:
         """Indices of the variables that label some node (one pass, cached)."""
         if "tested_vars" not in self._cache:
-            if self.n_nodes < 256 or self.light:
+            if self.runs_on_lists(256):
                 tested = sorted({v for v in self.node_var_list if v >= 0})
             else:
                 counts = np.bincount(self.node_var + 1, minlength=self.n_vars + 1)
@@ -486,8 +499,8 @@ class ExplanationGraph:
         """Every violation of Def. 3, each naming the node or edge it concerns.
 
         Linear: numpy passes over the node and edge arrays, Python touching only the nodes
-        at fault; a light graph is checked by plain loops over its lists, with the same
-        messages in the same order.
+        at fault; where queries run on lists (:meth:`runs_on_lists`), by loops over them,
+        with the same messages in the same order.
 
         Examples
         --------
@@ -497,7 +510,7 @@ class ExplanationGraph:
         >>> xg.violations()
         ["node 'r' has 2 outgoing edges labelled 1 (at most 1)"]
         """
-        if self.light:
+        if self.runs_on_lists(SMALL_EDGES):
             return _light_violations(self)
         ids, n = self.node_ids, self.n_nodes
         problems: list[str] = []
@@ -654,7 +667,7 @@ def _single_child(
 
 
 def _views(xg: ExplanationGraph) -> TraversalViews:
-    if xg.n_edges < SMALL_EDGES or xg.light:
+    if xg.runs_on_lists(SMALL_EDGES):
         return _small_views(xg)
     t = xg.csr()
     arrays = (t.one, t.zero_ptr, t.zero_idx, xg.node_var, xg.terminal_value)

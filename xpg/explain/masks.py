@@ -464,7 +464,7 @@ def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[i
     >>> sorted(tree_zero_masks(and_xpg()))  # a and b, for a = b = 1
     [1, 2]
     """
-    if xg.n_edges < _DFS_EDGES or xg.light:
+    if xg.runs_on_lists(_DFS_EDGES):
         return _dfs_zero_masks(xg, max_masks)
     found = _jump_zero_masks(xg)
     if max_masks is not None and len(found) > max_masks:

@@ -217,7 +217,7 @@ def tree_zero_path_masks(xg: ExplanationGraph, max_masks: int | None = None) -> 
     0-terminal (``None`` beyond ``max_masks`` sets: minimal ones on small and light trees,
     :func:`xpg.explain.masks.tree_minimal_zero_masks`; distinct ones on larger trees,
     :func:`xpg.explain.masks.tree_zero_masks`)."""
-    if xg.light or xg.n_edges < _masks._DFS_EDGES:
+    if xg.runs_on_lists(_masks._DFS_EDGES):
         return _masks.tree_minimal_zero_masks(xg, max_masks)
     found = _masks.tree_zero_masks(xg, max_masks)
     return None if found is None else minimal_masks(found)
@@ -414,8 +414,8 @@ class IncrementalReach:
 
 
 def _zero_flags(xg: ExplanationGraph) -> bytearray | memoryview:
-    """Per node, 1 for a terminal labelled 0: a bytearray on small and light graphs, else a
+    """Per node, 1 for a terminal labelled 0: a bytearray where queries run on lists, else a
     memoryview of :attr:`TraversalArrays.zero_terminal`."""
-    if xg.n_edges < xpgraph.SMALL_EDGES or xg.light:
+    if xg.runs_on_lists(xpgraph.SMALL_EDGES):
         return bytearray(v == 0 for v in xg.terminal_value_list)
     return xg.csr().zero_terminal.view(np.uint8).data
