@@ -13,12 +13,25 @@ Def. 3 checks of light graphs are compared with the numpy ones in
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import xpg.explain.marco
-from xpg import ExplanationGraph, enumerate_explanations, find_axp, find_cxp, read_xpg_text
+from xpg import (
+    ExplanationGraph,
+    enumerate_explanations,
+    find_axp,
+    find_cxp,
+    read_xpg,
+    read_xpg_text,
+    write_xpg,
+)
+from xpg.core.xpgraph import LIGHT_EDGES
 from xpg.explain.masks import (
     minimal_hitting_masks,
     minimal_masks,
@@ -27,7 +40,7 @@ from xpg.explain.masks import (
 )
 from xpg.explain.reach import zero_path_masks
 from xpg.io import format_xpg
-from xpg.testing import Oracle, brute_minimal_hitting_sets, random_xpg
+from xpg.testing import Oracle, brute_minimal_hitting_sets, random_reduced_obdd, random_xpg
 from xpg.testing.xpgs import random_dg_xpgs
 
 
@@ -126,3 +139,35 @@ def test_tree_minimal_zero_masks_are_the_minimal_zero_path_sets() -> None:
             assert tree_minimal_zero_masks(graph, max_masks=len(expected)) == expected
             if expected:
                 assert tree_minimal_zero_masks(graph, max_masks=len(expected) - 1) is None
+
+
+def test_mid_sized_files_are_explained_without_numpy(tmp_path: Path) -> None:
+    """A fresh ``xpg enum`` on OBDD and tree files of thousands of edges: the pure-Python
+    route end to end (reading, Def. 3, CXps, dualization), the answers of the numpy route."""
+    cases = []
+    for seed in range(2):
+        dg = random_reduced_obdd(30, 600, seed=seed)
+        rng = random.Random(seed)
+        cases.append(
+            ExplanationGraph.from_decision_graph(dg, [rng.randrange(2) for _ in range(30)])
+        )
+        cases.append(random_xpg(seed, tree=True, max_vars=40, max_internal=3000))
+    for k, xg in enumerate(cases):
+        assert 512 <= xg.n_edges < LIGHT_EDGES
+        path = tmp_path / f"g{k}.xpg"
+        write_xpg(xg, path)
+        code = (
+            "import json, sys\n"
+            "from xpg.cli.main import main\n"
+            "main(['enum', '--json', sys.argv[1]])\n"
+            "print(json.dumps(sorted(m for m in ('numpy', 'pysat') if m in sys.modules)))\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        )
+        doc, loaded = (json.loads(line) for line in proc.stdout.splitlines())
+        assert loaded == []
+        expected = enumerate_explanations(read_xpg(path))  # numpy is loaded here: arrays
+        assert _sets([tuple(a) for a in doc["axps"]]) == _sets(expected.axps)
+        assert _sets([tuple(c) for c in doc["cxps"]]) == _sets(expected.cxps)
+        assert doc["complete"] and expected.complete
