@@ -173,19 +173,64 @@ class ExplanationGraph:
         prediction: Any = None,
         check: bool = True,
     ) -> None:
+        columns: tuple[Any, ...] = (node_var, terminal_value, edge_src, edge_dst, edge_label)
+        light = all(isinstance(c, (list, tuple)) for c in columns)
+        if light and len(edge_src) < LIGHT_EDGES:
+            ints = [list(map(int, c)) for c in columns[:4]]
+            columns = (*ints, list(map(bool, edge_label)))
+        self._set(var_names, node_ids, root, columns, light, source, instance, prediction, check)
+
+    @classmethod
+    def from_lists(
+        cls,
+        var_names: Sequence[str],
+        node_ids: Sequence[Hashable],
+        root: int,
+        node_var: list[int],
+        terminal_value: list[int],
+        edge_src: list[int],
+        edge_dst: list[int],
+        edge_label: list[bool],
+        *,
+        check: bool = True,
+    ) -> ExplanationGraph:
+        """As the constructor, from lists of Python ints (bools for ``edge_label``), which a
+        light graph keeps as they are, neither copied nor converted (the ``.xpg`` reader's).
+
+        Examples
+        --------
+        >>> xg = ExplanationGraph.from_lists(["a"], [1, 2, 3], 2, [-1, -1, 0], [1, 0, -1],
+        ...                                  [2, 2], [0, 1], [True, False])
+        >>> xg.light, xg.n_edges
+        (True, 2)
+        """
+        xg = cls.__new__(cls)
+        columns = (node_var, terminal_value, edge_src, edge_dst, edge_label)
+        xg._set(var_names, node_ids, root, columns, True, None, None, None, check)
+        return xg
+
+    def _set(
+        self,
+        var_names: Sequence[str],
+        node_ids: Sequence[Hashable],
+        root: int,
+        columns: tuple[Any, ...],
+        lists: bool,
+        source: DecisionGraph | None,
+        instance: list[Any] | None,
+        prediction: Any,
+        check: bool,
+    ) -> None:
         self.var_names = list(var_names)
         self.var_index = {name: i for i, name in enumerate(self.var_names)}
         self.node_ids = list(node_ids)
         self.root = int(root)
-        columns = (node_var, terminal_value, edge_src, edge_dst, edge_label)
         self._lists: dict[str, list[Any]] = {}
-        self.light = all(isinstance(c, (list, tuple)) for c in columns) and (
-            len(edge_src) < LIGHT_EDGES
-        )
+        self.light = lists and len(columns[2]) < LIGHT_EDGES
         if self.light:
-            ints = [list(map(int, c)) for c in columns[:4]]
-            self._lists = dict(zip(_COLUMNS, [*ints, list(map(bool, edge_label))], strict=True))
+            self._lists = dict(zip(_COLUMNS, columns, strict=True))
         else:
+            node_var, terminal_value, edge_src, edge_dst, edge_label = columns
             self.__dict__.update(
                 node_var=np.asarray(node_var, dtype=np.int64),
                 terminal_value=np.asarray(terminal_value, dtype=np.int64),

@@ -35,10 +35,10 @@ Back Again. AI*IA 2020 (AXps are the minimal hitting sets of the CXps).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from typing import Any, Literal, NamedTuple
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
@@ -46,6 +46,9 @@ from xpg.explain.axp_cxp import shrink_weak_cxp
 from xpg.explain.masks import minimal_hitting_masks
 from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
 from xpg.solvers.lifecycle import SolverOwner
+
+if TYPE_CHECKING:
+    import threading
 
 ExplanationKind = Literal["axp", "cxp"]
 
@@ -150,7 +153,12 @@ class Enumerator(SolverOwner):
         self._started = False
         self._last = 0  # the bit mask of the last explanation recorded
         self._watchdog: threading.Timer | None = None
-        self._lock = threading.Lock()  # the watchdog never interrupts a deleted solver
+        # the watchdog never interrupts a deleted solver; without a timeout there is none
+        self._lock: AbstractContextManager[Any] = nullcontext()
+        if timeout is not None:
+            import threading
+
+            self._lock = threading.Lock()
         self._interrupted = False
 
     def _release(self) -> None:
@@ -176,6 +184,8 @@ class Enumerator(SolverOwner):
         return self._solver
 
     def _start_watchdog(self, seconds: float) -> None:
+        import threading
+
         self._watchdog = threading.Timer(max(0.0, seconds), self._interrupt)
         self._watchdog.daemon = True
         self._watchdog.start()

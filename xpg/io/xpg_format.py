@@ -245,6 +245,17 @@ def _read_lines(text: str, path: str | None) -> _Parts:
 
 def _build(parts: _Parts, path: str | None) -> ExplanationGraph:
     try:
+        if isinstance(parts.src, list):  # the light and line readers' lists of ints
+            return ExplanationGraph.from_lists(
+                parts.names,
+                parts.ids,
+                parts.root,
+                parts.node_var,  # type: ignore[arg-type]
+                parts.terminal_value,  # type: ignore[arg-type]
+                parts.src,
+                parts.dst,  # type: ignore[arg-type]
+                parts.label,  # type: ignore[arg-type]
+            )
         return ExplanationGraph(
             parts.names,
             parts.ids,
