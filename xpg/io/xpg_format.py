@@ -34,7 +34,6 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import repeat
 from numbers import Integral
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from xpg.core import lazy
@@ -573,7 +572,8 @@ def read_text(path: str | os.PathLike[str], what: str = "text") -> str:
     """The UTF-8 text of a file; a :class:`ParseError` naming the file when it cannot be read
     or is not UTF-8 (``what`` says what was expected, e.g. ``"JSON text"``)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:  # not pathlib: 3 ms of start-up
+            return fh.read()
     except OSError as err:
         raise ParseError(f"cannot read the file: {err.strerror}", path=str(path)) from None
     except UnicodeDecodeError:
