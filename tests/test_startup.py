@@ -48,7 +48,9 @@ def test_import_xpg_loads_nothing_heavy() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["--help"], ["axp", "{file}"], ["enum", "{file}"]], ids=["help", "axp", "enum"]
+    "args",
+    [["--help"], ["axp", "{file}"], ["enum", "{file}"], ["validate", "{file}"]],
+    ids=["help", "axp", "enum", "validate"],
 )
 def test_the_command_loads_no_heavy_library(args: list[str], examples_dir: Path) -> None:
     """Through ``entry_point``, as the ``xpg`` console script runs it."""

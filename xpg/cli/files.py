@@ -39,12 +39,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Handler of ``xpg validate``: a model file is validated as it is read, a ``.xpg`` too."""
-    from xpg.io import load_model, read_xpg
-
     if is_model_file(args.file):
+        from xpg.io import load_model
+
         dg = load_model(args.file)  # validates
         doc = {"file": args.file, "valid": True, "nodes": len(dg), "edges": dg.n_edges}
     else:
+        from xpg.io import read_xpg
+
         xg = read_xpg(args.file)
         doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": xg.n_edges}
     return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
