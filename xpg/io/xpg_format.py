@@ -128,7 +128,7 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
 #: imported (one line per node and per edge: a tree of ``LIGHT_EDGES`` edges has about twice
 #: as many lines), and those with fewer than ``SMALL_LINES`` always (faster than numpy there:
 #: 0.03 ms against 0.17 ms for the 7-node examples, 1.6 ms against 1.0 ms at 3,700 lines)
-LIGHT_LINES = 2 * LIGHT_EDGES
+LIGHT_LINES = 2 * LIGHT_EDGES + 64
 SMALL_LINES = 1024
 
 
