@@ -389,39 +389,34 @@ def _read_light(text: str) -> _Parts | None:
     ):
         return None
     ids = terminals + non_terminals
-    index = {node: i for i, node in enumerate(ids)}
+    index = dict(zip(ids, range(len(ids))))  # (C loops throughout: map, zip, dict)
     n_t = len(terminals)
     var_node, var_code, names = vardef
     t_node, t_bit = tdef[0::2], tdef[1::2]
-    if (
-        len(ids) != nn
-        or len(index) != nn  # ids listed twice
-        or root_id not in index
-        or len(names) != nv
-        or not _each_once(t_node, index, 0, n_t)
-        or not _each_once(var_node, index, n_t, nn)
-    ):
+    if len(ids) != nn or len(index) != nn or root_id not in index or len(names) != nv:
+        return None  # ids listed twice, ...
+    t_at = _each_once(t_node, index, 0, n_t)
+    v_at = _each_once(var_node, index, n_t, nn)
+    if t_at is None or v_at is None:
         return None
     try:
-        src = [index[p] for p in ntdef[0::3]]
-        dst = [index[c] for c in ntdef[1::3]]
+        src = list(map(index.__getitem__, ntdef[0::3]))
+        dst = list(map(index.__getitem__, ntdef[1::3]))
     except KeyError:
         return None
     if src and min(src) < n_t:  # an edge from a terminal
         return None
-    node_var = [-1] * nn
-    for node, code in zip(var_node, var_code):
-        node_var[index[node]] = code
-    terminal_value = [-1] * nn
-    for node, bit in zip(t_node, t_bit):
-        terminal_value[index[node]] = bit
-    label = [b == 1 for b in ntdef[2::3]]
+    # every terminal has its bit and every non-terminal its variable (checked above)
+    node_var = [-1] * n_t + list(map(dict(zip(v_at, var_code)).__getitem__, range(n_t, nn)))
+    terminal_value = list(map(dict(zip(t_at, t_bit)).__getitem__, range(n_t)))
+    terminal_value += [-1] * (nn - n_t)
+    label = list(map(bool, ntdef[2::3]))
     return _Parts(ids, index[root_id], node_var, terminal_value, src, dst, label, names)
 
 
 def _light_ints(text: str) -> list[int] | None:
     try:
-        return [int(t) for t in text.split()]
+        return list(map(int, text.split()))
     except ValueError:
         return None
 
@@ -455,12 +450,13 @@ def _light_vars(text: str) -> tuple[list[int], list[int], list[str]] | None:
     return list(map(int, heads)), codes, list(index)
 
 
-def _each_once(nodes: list[int], index: dict[int, int], low: int, high: int) -> bool:
-    """``nodes`` lists each node at positions ``low .. high - 1`` of ``index`` exactly once."""
+def _each_once(nodes: list[int], index: dict[int, int], low: int, high: int) -> list[int] | None:
+    """The positions of ``nodes``, when they list each node at positions ``low .. high - 1`` of
+    ``index`` exactly once (else None)."""
     if len(nodes) != high - low or len(set(nodes)) != len(nodes):
-        return False
+        return None
     at = list(map(index.get, nodes, repeat(-1)))
-    return not at or (min(at) >= low and max(at) < high)
+    return at if not at or (min(at) >= low and max(at) < high) else None
 
 
 def _only_comments(text: str) -> bool:
