@@ -15,10 +15,12 @@ xpg ...
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from xpg import __version__
 from xpg.cli import bench, demo, explain, files, membership, verify
@@ -81,8 +83,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    """Console-script entry: exit with :func:`main`'s status."""
-    sys.exit(main())
+    """Console-script entry: exit with :func:`main`'s status.
+
+    The process then ends without the interpreter's teardown, which frees every object one by
+    one (5 ms after ``xpg enum`` on a 10,000-node graph): once the output is flushed and the
+    exit handlers have run, and unless another thread is still alive (:func:`exit_now`).
+    """
+    exit_now(main())
+
+
+def exit_now(status: int) -> NoReturn:
+    """End the process with ``status``: flush, run the :mod:`atexit` handlers, then
+    ``os._exit``; the usual ``sys.exit`` when another thread runs or a flush fails."""
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        sys.exit(status)
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe or stream: let the interpreter report it
+        sys.exit(status)
+    os._exit(status)
 
 
 if __name__ == "__main__":
