@@ -81,18 +81,18 @@ class EnumerationResult:
         self.seconds = seconds
         self.sat_calls = sat_calls
 
-    def _fields(self) -> tuple[Any, ...]:
+    def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EnumerationResult):
             return NotImplemented
-        return self._fields() == other._fields()
+        return self._values() == other._values()
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaces
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._fields()))
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._values()))
         return f"EnumerationResult({shown})"
 
     def to_json(self) -> dict[str, Any]:
