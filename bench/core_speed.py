@@ -55,6 +55,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -396,15 +397,26 @@ def ref_command(*args: str) -> list[str]:
 
 
 def wall(cmd: Sequence[str], env: dict[str, str], cwd: Path, timeout: float) -> float | None:
-    """Wall-clock seconds of one process, output discarded (None: killed at ``timeout``)."""
+    """Wall-clock seconds of one process, output discarded (None: killed at ``timeout``).
+
+    The process is waited for by a blocking ``wait()``, a timer thread killing it at the
+    timeout: ``wait(timeout=...)`` polls with growing sleeps (0.5 ms doubling to 50 ms), which
+    rounds every time up to the next poll (31.5, 63.5, 113.5, 163.5 ms, ...).
+    """
     start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+    killer = threading.Timer(timeout, proc.kill)
+    killer.start()
     try:
-        subprocess.run(
-            cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, timeout=timeout, check=True
-        )
-    except subprocess.TimeoutExpired:
+        status = proc.wait()
+    finally:
+        killer.cancel()
+    seconds = time.perf_counter() - start
+    if status < 0 and seconds >= timeout:  # killed by the timer
         return None
-    return time.perf_counter() - start
+    if status:
+        raise subprocess.CalledProcessError(status, cmd)
+    return seconds
 
 
 def reference_features(path: Path) -> list[str]:

@@ -8,12 +8,13 @@ explanation?"), feature classification and smallest explanations are exact too, 
 :class:`Verifier` checks any claim against the original model with an SMT solver.
 
 Subpackages, imported on demand: :mod:`xpg.learn` (decision lists, trees and BBM-RS risk
-scores from datasets), :mod:`xpg.probabilistic` (certificates, optimal k-feature rules,
-Anchors, exact precision) and :mod:`xpg.fourier` (Harmonica and relatives, removal games,
-Shapley-style baselines).
-``import xpg`` itself loads the core (numpy, the graph classes); every other public name is
-imported on first use (``xpg.find_axp``, ``from xpg import Verifier``), and pysmt, z3,
-networkx, dd and scikit-learn only by the features that need them.
+scores from data, separation statistics),
+:mod:`xpg.probabilistic` (certificates, optimal k-feature rules, Anchors, exact precision) and
+:mod:`xpg.fourier` (Harmonica and relatives, removal games, Shapley-style baselines).
+``import xpg`` itself loads only the exceptions: every other public name is imported on first
+use (``xpg.ExplanationGraph``, ``xpg.find_axp``, ``from xpg import Verifier``), numpy and portion
+by the first graph, and pysmt, z3, networkx, dd and scikit-learn only by the features that
+need them (:mod:`xpg.core.lazy`).
 
 Examples
 --------
@@ -30,18 +31,9 @@ Examples
 True
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from xpg.core import (
-    DecisionGraph,
-    ExplanationGraph,
-    Feature,
-    FeatureGroup,
-    FeatureSpace,
-    Literal,
-    real_features,
-)
+from xpg.core import lazy as _lazy
 from xpg.errors import (
     InvalidFeatureError,
     InvalidGraphError,
@@ -58,6 +50,15 @@ from xpg.errors import (
 
 if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
     from xpg.compile import bdd_manager, from_sklearn_tree
+    from xpg.core import (
+        DecisionGraph,
+        ExplanationGraph,
+        Feature,
+        FeatureGroup,
+        FeatureSpace,
+        Literal,
+        real_features,
+    )
     from xpg.explain import (
         EnumerationResult,
         Enumerator,
@@ -127,6 +128,13 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
 
 #: public name -> the module it is re-exported from, imported on first use (PEP 562)
 _LAZY: dict[str, str] = {
+    "DecisionGraph": "xpg.core",
+    "ExplanationGraph": "xpg.core",
+    "Feature": "xpg.core",
+    "FeatureGroup": "xpg.core",
+    "FeatureSpace": "xpg.core",
+    "Literal": "xpg.core",
+    "real_features": "xpg.core",
     "bdd_manager": "xpg.compile",
     "compile_decision_list": "xpg.models",
     "decision_list_to_obdd": "xpg.models",
@@ -269,16 +277,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a lazily re-exported name's module on first use (``xpg.find_axp``, ``from xpg
-    import Verifier``), so that ``import xpg`` loads the core only."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'xpg' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy.reexports(__name__, _LAZY, globals())

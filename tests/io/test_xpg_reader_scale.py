@@ -1,9 +1,9 @@
 """The linear readers agree with the line-by-line semantics (no timing here: see
 ``xpg bench reading``).
 
-* The numpy fast path of the ``.xpg`` reader reads every file the writer makes, into the same
-  parts as the line reader; on hundreds of mutated files it never accepts what the line reader
-  refuses, and where both accept they agree.
+* The fast paths of the ``.xpg`` reader (numpy, and pure Python for small files) read every
+  file the writer makes, into the same parts as the line reader; on hundreds of mutated files
+  they never accept what the line reader refuses, and where both accept they agree.
 * The vectorised checks of Def. 3 (``violations``, ``_has_cycle``) give the messages of a
   node-by-node reference on random, often broken, graphs.
 * A decision graph is checked once until it changes.
@@ -19,8 +19,8 @@ import pytest
 from xpg import InvalidGraphError, ParseError, format_xpg, read_xpg_text
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.core.xpgraph import ExplanationGraph, _follow_ones, _has_cycle
-from xpg.io.xpg_format import _Parts, _read_fast, _read_lines
+from xpg.core.xpgraph import ExplanationGraph, _follow_ones, _has_cycle, _light_violations
+from xpg.io.xpg_format import _Parts, _read_fast, _read_light, _read_lines
 from xpg.testing import described, random_xpg
 from xpg.testing.xpgs import random_dg_xpgs
 
@@ -28,8 +28,8 @@ from xpg.testing.xpgs import random_dg_xpgs
 def _same_parts(a: _Parts, b: _Parts) -> None:
     assert a.ids == b.ids and a.root == b.root and a.names == b.names
     for field in ("node_var", "terminal_value", "src", "dst", "label"):
-        x, y = getattr(a, field), getattr(b, field)
-        assert x.dtype == y.dtype and np.array_equal(x, y), field
+        x, y = getattr(a, field), getattr(b, field)  # numpy arrays or lists
+        assert [int(v) for v in x] == [int(v) for v in y], field
 
 
 def _graphs() -> list[ExplanationGraph]:
@@ -45,9 +45,10 @@ GRAPHS = _graphs()
 def test_round_trip_takes_the_fast_path_and_agrees() -> None:
     for xg in GRAPHS:
         text = format_xpg(xg)
-        fast = _read_fast(text)
-        assert fast is not None, text
+        fast, light = _read_fast(text), _read_light(text)
+        assert fast is not None and light is not None, text
         _same_parts(fast, _read_lines(text, None))
+        _same_parts(light, _read_lines(text, None))
         again = read_xpg_text(text)
         if not all(isinstance(i, int) for i in xg.node_ids):  # the writer numbers them 1, 2, ...
             xg = ExplanationGraph(
@@ -101,7 +102,7 @@ def _mutate(text: str, rng: random.Random) -> str:
 @pytest.mark.parametrize("seed", range(4))
 def test_mutated_files_fast_path_never_disagrees(seed: int) -> None:
     rng = random.Random(seed)
-    taken = refused = 0
+    taken = refused = light_taken = 0
     for xg in GRAPHS[seed::4]:
         text = format_xpg(xg)
         for _ in range(rng.randint(1, 3)):
@@ -110,6 +111,7 @@ def test_mutated_files_fast_path_never_disagrees(seed: int) -> None:
             expected = _read_lines(text, "f.xpg")
         except ParseError as err:
             assert _read_fast(text) is None, (text, str(err))
+            assert _read_light(text) is None, (text, str(err))
             with pytest.raises(ParseError) as again:
                 read_xpg_text(text, "f.xpg")
             assert str(again.value) == str(err) and again.value.line == err.line
@@ -119,7 +121,11 @@ def test_mutated_files_fast_path_never_disagrees(seed: int) -> None:
         if fast is not None:
             _same_parts(fast, expected)
             taken += 1
-    assert taken > 10 and refused > 10  # both kinds of input were exercised
+        light = _read_light(text)
+        if light is not None:
+            _same_parts(light, expected)
+            light_taken += 1
+    assert taken > 10 and refused > 10 and light_taken > 10  # each kind of input was exercised
 
 
 def test_errors_still_name_their_line_in_large_files() -> None:
@@ -242,6 +248,16 @@ def _broken(seed: int) -> ExplanationGraph:
     )
 
 
+def _as_light(xg: ExplanationGraph) -> ExplanationGraph:
+    """The same graph given as lists: a light graph, checked by loops over its lists."""
+    columns = [xg.node_var, xg.terminal_value, xg.edge_src, xg.edge_dst, xg.edge_label]
+    light = ExplanationGraph(
+        xg.var_names, xg.node_ids, xg.root, *[c.tolist() for c in columns], check=False
+    )
+    assert light.light and not xg.light
+    return light
+
+
 @pytest.mark.parametrize("block", range(4))
 def test_violations_match_the_node_by_node_reference(block: int) -> None:
     found = 0
@@ -254,8 +270,11 @@ def test_violations_match_the_node_by_node_reference(block: int) -> None:
         if expected is InvalidGraphError:
             with pytest.raises(InvalidGraphError):
                 xg.violations()
+            with pytest.raises(InvalidGraphError):
+                _light_violations(_as_light(xg))
             continue
         assert xg.violations() == expected
+        assert _light_violations(_as_light(xg)) == expected  # the pure-Python check
         found += bool(expected)
     assert found > 20
 

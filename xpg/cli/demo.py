@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xpg.cli.common import add_command, add_json_argument, braces, emit, int_between
 from xpg.errors import InvalidParameterError
@@ -31,8 +30,9 @@ MAX_SEED = 2**32 - 1
 MAX_DEPTH = 10_000
 
 
-@dataclass
-class ExplainedInstance:
+# NamedTuples, not dataclasses: every ``xpg`` command imports this module, and dataclasses
+# would make each of them import inspect (a few milliseconds of start-up)
+class ExplainedInstance(NamedTuple):
     """One explained decision of the demo."""
 
     row: int
@@ -46,8 +46,7 @@ class ExplainedInstance:
     seconds: float
 
 
-@dataclass
-class DemoReport:
+class DemoReport(NamedTuple):
     """Everything the demo printed, for tests and for ``--json``."""
 
     dataset: str
@@ -56,7 +55,7 @@ class DemoReport:
     nodes: int
     accuracy: float
     compile_seconds: float
-    instances: list[ExplainedInstance] = field(default_factory=list)
+    instances: list[ExplainedInstance]
 
 
 def run_demo(
@@ -113,6 +112,7 @@ def run_demo(
         nodes=len(dg),
         accuracy=float(clf.score(X_test, y_test)),
         compile_seconds=time.perf_counter() - start,
+        instances=[],
     )
     rows = np.random.default_rng(seed).choice(len(X_test), size=n_instances, replace=False)
     for row in sorted(rows.tolist()):

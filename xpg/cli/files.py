@@ -32,21 +32,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     write_xpg(xg, args.output)
     return emit(
         args,
-        {"output": args.output, "nodes": xg.n_nodes, "edges": len(xg.edge_src)},
-        f"wrote {args.output} ({xg.n_nodes} nodes, {len(xg.edge_src)} edges)",
+        {"output": args.output, "nodes": xg.n_nodes, "edges": xg.n_edges},
+        f"wrote {args.output} ({xg.n_nodes} nodes, {xg.n_edges} edges)",
     )
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Handler of ``xpg validate``: a model file is validated as it is read, a ``.xpg`` too."""
-    from xpg.io import load_model, read_xpg
-
     if is_model_file(args.file):
+        from xpg.io import load_model
+
         dg = load_model(args.file)  # validates
         doc = {"file": args.file, "valid": True, "nodes": len(dg), "edges": dg.n_edges}
     else:
+        from xpg.io import read_xpg
+
         xg = read_xpg(args.file)
-        doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": len(xg.edge_src)}
+        doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": xg.n_edges}
     return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
 
 

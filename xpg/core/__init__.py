@@ -6,13 +6,32 @@ validated against Def. 2 of the core paper), :mod:`~xpg.core.xpgraph`
 (:class:`ExplanationGraph`, one instance, built in one vectorised pass) and
 :mod:`~xpg.core.instances` (an instance checked against a model's features) and
 :mod:`~xpg.core.feature_space` (several columns of a data set declared as one feature).
+The names below are imported on first use (:mod:`~xpg.core.lazy`), so that importing one module
+of the package loads no other.
 """
 
-from xpg.core.feature_space import FeatureGroup, FeatureSpace
-from xpg.core.features import Feature, Literal, ValueSet, real_features
-from xpg.core.graph import DecisionGraph
-from xpg.core.instances import instance_dict
-from xpg.core.xpgraph import ExplanationGraph
+from typing import TYPE_CHECKING
+
+from xpg.core import lazy as _lazy
+
+if TYPE_CHECKING:
+    from xpg.core.feature_space import FeatureGroup, FeatureSpace
+    from xpg.core.features import Feature, Literal, ValueSet, real_features
+    from xpg.core.graph import DecisionGraph
+    from xpg.core.instances import instance_dict
+    from xpg.core.xpgraph import ExplanationGraph
+
+_LAZY = {
+    "DecisionGraph": "xpg.core.graph",
+    "ExplanationGraph": "xpg.core.xpgraph",
+    "Feature": "xpg.core.features",
+    "FeatureGroup": "xpg.core.feature_space",
+    "FeatureSpace": "xpg.core.feature_space",
+    "Literal": "xpg.core.features",
+    "ValueSet": "xpg.core.features",
+    "instance_dict": "xpg.core.instances",
+    "real_features": "xpg.core.features",
+}
 
 __all__ = [
     "DecisionGraph",
@@ -25,3 +44,5 @@ __all__ = [
     "instance_dict",
     "real_features",
 ]
+
+__getattr__, __dir__ = _lazy.reexports(__name__, _LAZY, globals())

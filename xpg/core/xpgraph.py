@@ -26,19 +26,25 @@ KR 2021, Def. 3 (explanation graph) and Prop. 5.
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
-from typing import Any, NamedTuple
+from itertools import compress
+from numbers import Integral
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-
-from xpg.core.graph import DecisionGraph
+from xpg.core import lazy
 from xpg.errors import InvalidFeatureError, InvalidGraphError
 
+if TYPE_CHECKING:
+    import numpy as np
 
-@dataclass(frozen=True)
-class _EdgeTable:
+    from xpg.core.graph import DecisionGraph
+else:
+    np = lazy.module("numpy")
+
+
+class _EdgeTable(NamedTuple):
     """A decision graph's literals as flat arrays, built once per graph."""
 
     src: np.ndarray
@@ -93,9 +99,42 @@ def _edge_table(dg: DecisionGraph) -> _EdgeTable:
         np.asarray(dg._class, dtype=np.int64),
         np.asarray(dg._feature, dtype=np.int64),
     ]
-    table = _EdgeTable(**dict(zip([f.name for f in fields(_EdgeTable)], columns, strict=True)))
+    table = _EdgeTable(*columns)
     dg._cache["edge_table"] = table
     return table
+
+
+#: Graphs given as Python lists with fewer edges than this keep them as lists ("light"
+#: graphs): their queries run on lists, without numpy while it is not imported.  Measured on
+#: a random 20,000-edge tree (CPU time, this machine, loaded): the pure-Python reader takes
+#: 29 ms to read and validate it, the numpy one 17 ms, but importing numpy takes 37 ms idle
+#: (74 ms loaded); past 20,000 visited nodes the node-by-node traversals switch to numpy
+#: anyway (``reach.PYTHON_BUDGET``).
+LIGHT_EDGES = 20_000
+
+_COLUMNS = ("node_var", "terminal_value", "edge_src", "edge_dst", "edge_label")
+
+
+class _Column:
+    """A per-node or per-edge array of an :class:`ExplanationGraph`.
+
+    Graphs built from arrays hold it in the instance (this descriptor is not consulted); a
+    light graph builds it from its list on first access, read-only since the list stays the
+    graph's data.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, xg: ExplanationGraph | None, owner: type | None = None) -> Any:
+        if xg is None:
+            return self
+        array = np.array(
+            xg._lists[self.name], dtype=bool if self.name == "edge_label" else np.int64
+        )
+        array.flags.writeable = False
+        xg.__dict__[self.name] = array
+        return array
 
 
 class ExplanationGraph:
@@ -106,34 +145,100 @@ class ExplanationGraph:
     ``terminal_value`` (0/1 per terminal, -1 for non-terminals), ``edge_src``, ``edge_dst``,
     ``edge_label`` (bool).
 
+    Given as Python lists with fewer than :data:`LIGHT_EDGES` edges (as the ``.xpg`` reader does
+    for small files), the graph is *light*: it keeps the lists, its queries run on them, and the
+    arrays are built (importing numpy) only when something asks for them.
+
     Build one with :meth:`from_decision_graph`, or read one with :func:`xpg.io.read_xpg`.
     """
+
+    node_var = _Column()
+    terminal_value = _Column()
+    edge_src = _Column()
+    edge_dst = _Column()
+    edge_label = _Column()
 
     def __init__(
         self,
         var_names: Sequence[str],
         node_ids: Sequence[Hashable],
         root: int,
-        node_var: np.ndarray,
-        terminal_value: np.ndarray,
-        edge_src: np.ndarray,
-        edge_dst: np.ndarray,
-        edge_label: np.ndarray,
+        node_var: np.ndarray | Sequence[int],
+        terminal_value: np.ndarray | Sequence[int],
+        edge_src: np.ndarray | Sequence[int],
+        edge_dst: np.ndarray | Sequence[int],
+        edge_label: np.ndarray | Sequence[bool],
         *,
         source: DecisionGraph | None = None,
         instance: list[Any] | None = None,
         prediction: Any = None,
         check: bool = True,
     ) -> None:
+        columns: tuple[Any, ...] = (node_var, terminal_value, edge_src, edge_dst, edge_label)
+        light = all(isinstance(c, (list, tuple)) for c in columns)
+        if light and len(edge_src) < LIGHT_EDGES:
+            ints = [list(map(int, c)) for c in columns[:4]]
+            columns = (*ints, list(map(bool, edge_label)))
+        self._set(var_names, node_ids, root, columns, light, source, instance, prediction, check)
+
+    @classmethod
+    def from_lists(
+        cls,
+        var_names: Sequence[str],
+        node_ids: Sequence[Hashable],
+        root: int,
+        node_var: list[int],
+        terminal_value: list[int],
+        edge_src: list[int],
+        edge_dst: list[int],
+        edge_label: list[bool],
+        *,
+        check: bool = True,
+    ) -> ExplanationGraph:
+        """As the constructor, from lists of Python ints (bools for ``edge_label``), which a
+        light graph keeps as they are, neither copied nor converted (the ``.xpg`` reader's).
+
+        Examples
+        --------
+        >>> xg = ExplanationGraph.from_lists(["a"], [1, 2, 3], 2, [-1, -1, 0], [1, 0, -1],
+        ...                                  [2, 2], [0, 1], [True, False])
+        >>> xg.light, xg.n_edges
+        (True, 2)
+        """
+        xg = cls.__new__(cls)
+        columns = (node_var, terminal_value, edge_src, edge_dst, edge_label)
+        xg._set(var_names, node_ids, root, columns, True, None, None, None, check)
+        return xg
+
+    def _set(
+        self,
+        var_names: Sequence[str],
+        node_ids: Sequence[Hashable],
+        root: int,
+        columns: tuple[Any, ...],
+        lists: bool,
+        source: DecisionGraph | None,
+        instance: list[Any] | None,
+        prediction: Any,
+        check: bool,
+    ) -> None:
         self.var_names = list(var_names)
         self.var_index = {name: i for i, name in enumerate(self.var_names)}
         self.node_ids = list(node_ids)
         self.root = int(root)
-        self.node_var = np.asarray(node_var, dtype=np.int64)
-        self.terminal_value = np.asarray(terminal_value, dtype=np.int64)
-        self.edge_src = np.asarray(edge_src, dtype=np.int64)
-        self.edge_dst = np.asarray(edge_dst, dtype=np.int64)
-        self.edge_label = np.asarray(edge_label, dtype=bool)
+        self._lists: dict[str, list[Any]] = {}
+        self.light = lists and len(columns[2]) < LIGHT_EDGES
+        if self.light:
+            self._lists = dict(zip(_COLUMNS, columns, strict=True))
+        else:
+            node_var, terminal_value, edge_src, edge_dst, edge_label = columns
+            self.__dict__.update(
+                node_var=np.asarray(node_var, dtype=np.int64),
+                terminal_value=np.asarray(terminal_value, dtype=np.int64),
+                edge_src=np.asarray(edge_src, dtype=np.int64),
+                edge_dst=np.asarray(edge_dst, dtype=np.int64),
+                edge_label=np.asarray(edge_label, dtype=bool),
+            )
         self.source = source
         self.instance = instance
         self.prediction = prediction
@@ -200,29 +305,53 @@ class ExplanationGraph:
         )
 
     # -- structure ------------------------------------------------------------------------------
+    def runs_on_lists(self, small: int = 512) -> bool:
+        """Should a query run on Python lists rather than with numpy?  Yes below ``small``
+        edges (numpy's fixed costs exceed the work there), and on a light graph as long as
+        numpy is not imported (importing it costs more than the query).
+
+        Examples
+        --------
+        >>> from xpg.examples import and_xpg
+        >>> and_xpg().runs_on_lists()
+        True
+        """
+        return self.n_edges < small or (self.light and not lazy.loaded("numpy"))
+
     @property
     def n_nodes(self) -> int:
         """Number of nodes."""
-        return len(self.node_var)
+        return len(self._lists["node_var"] if self.light else self.node_var)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of edges."""
+        return len(self._lists["edge_src"] if self.light else self.edge_src)
 
     @property
     def n_vars(self) -> int:
         """Number of variables (features)."""
         return len(self.var_names)
 
+    def column_list(self, name: str) -> list[Any]:
+        """One of the arrays (``"node_var"``, ..., ``"edge_label"``) as a Python list: a light
+        graph's own list, else built on first use.  Do not modify it."""
+        if self.light:
+            return self._lists[name]
+        key = name + "_list"
+        if key not in self._cache:
+            self._cache[key] = getattr(self, name).tolist()
+        return self._cache[key]  # type: ignore[no-any-return]
+
     @property
     def node_var_list(self) -> list[int]:
         """``node_var`` as a Python list (built on first use)."""
-        if "node_var_list" not in self._cache:
-            self._cache["node_var_list"] = self.node_var.tolist()
-        return self._cache["node_var_list"]
+        return self.column_list("node_var")
 
     @property
     def terminal_value_list(self) -> list[int]:
         """``terminal_value`` as a Python list (built on first use)."""
-        if "terminal_value_list" not in self._cache:
-            self._cache["terminal_value_list"] = self.terminal_value.tolist()
-        return self._cache["terminal_value_list"]
+        return self.column_list("terminal_value")
 
     @property
     def _adjacency(self) -> Any:
@@ -315,18 +444,18 @@ class ExplanationGraph:
     def _build_adjacency(
         self,
     ) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
-        if len(self.edge_src) < 512:
+        if self.runs_on_lists(SMALL_EDGES):
             one: list[list[int]] = [[] for _ in range(self.n_nodes)]
             zero: list[list[int]] = [[] for _ in range(self.n_nodes)]
             for s, d, lab in zip(
-                self.edge_src.tolist(),
-                self.edge_dst.tolist(),
-                self.edge_label.tolist(),
+                self.column_list("edge_src"),
+                self.column_list("edge_dst"),
+                self.column_list("edge_label"),
                 strict=True,
             ):
                 (one if lab else zero)[s].append(d)
             by_var: list[list[int]] = [[] for _ in range(self.n_vars)]
-            for n, var in enumerate(self.node_var.tolist()):
+            for n, var in enumerate(self.node_var_list):
                 if var >= 0:
                     by_var[var].append(n)
             return (one, zero, by_var)
@@ -355,14 +484,18 @@ class ExplanationGraph:
     def is_tree(self) -> bool:
         """True when every node has at most one parent."""
         if self._is_tree is None:
-            indeg = np.bincount(self.edge_dst, minlength=self.n_nodes)
-            self._is_tree = bool((indeg <= 1).all())
+            if self.runs_on_lists():
+                dst = self.column_list("edge_dst")
+                self._is_tree = len(set(dst)) == len(dst)
+            else:
+                indeg = np.bincount(self.edge_dst, minlength=self.n_nodes)
+                self._is_tree = bool((indeg <= 1).all())
         return self._is_tree
 
     def tested_vars(self) -> list[int]:
         """Indices of the variables that label some node (one pass, cached)."""
         if "tested_vars" not in self._cache:
-            if self.n_nodes < 256:
+            if self.runs_on_lists(256):
                 tested = sorted({v for v in self.node_var_list if v >= 0})
             else:
                 counts = np.bincount(self.node_var + 1, minlength=self.n_vars + 1)
@@ -372,6 +505,8 @@ class ExplanationGraph:
 
     def has_zero_terminal(self) -> bool:
         """False for a constant classifier (no terminal of another class)."""
+        if self.light:
+            return 0 in self._lists["terminal_value"]
         return bool((self.terminal_value == 0).any())
 
     def names(self, variables: Sequence[int] | set[int]) -> tuple[str, ...]:
@@ -380,7 +515,7 @@ class ExplanationGraph:
 
     def index(self, feature: str | int) -> int:
         """The variable index of a feature given by name (or by index), checked."""
-        if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool):
+        if isinstance(feature, Integral) and not isinstance(feature, bool):
             if 0 <= feature < self.n_vars:
                 return int(feature)
             raise InvalidFeatureError(
@@ -409,8 +544,9 @@ class ExplanationGraph:
     def violations(self) -> list[str]:
         """Every violation of Def. 3, each naming the node or edge it concerns.
 
-        Linear: numpy passes over the node and edge arrays; Python touches only the nodes
-        at fault.
+        Linear: numpy passes over the node and edge arrays, Python touching only the nodes
+        at fault; where queries run on lists (:meth:`runs_on_lists`), by loops over them,
+        with the same messages in the same order.
 
         Examples
         --------
@@ -420,6 +556,8 @@ class ExplanationGraph:
         >>> xg.violations()
         ["node 'r' has 2 outgoing edges labelled 1 (at most 1)"]
         """
+        if self.runs_on_lists(SMALL_EDGES):
+            return _light_violations(self)
         ids, n = self.node_ids, self.n_nodes
         problems: list[str] = []
         out_deg = np.bincount(self.edge_src, minlength=n)
@@ -463,8 +601,7 @@ class ExplanationGraph:
 
     def __repr__(self) -> str:
         return (
-            f"ExplanationGraph({self.n_vars} variables, {self.n_nodes} nodes, "
-            f"{len(self.edge_src)} edges)"
+            f"ExplanationGraph({self.n_vars} variables, {self.n_nodes} nodes, {self.n_edges} edges)"
         )
 
 
@@ -578,7 +715,7 @@ def _traversal_arrays(xg: ExplanationGraph) -> TraversalArrays:
 
 
 def _views(xg: ExplanationGraph) -> TraversalViews:
-    if len(xg.edge_src) < SMALL_EDGES:
+    if xg.runs_on_lists(SMALL_EDGES):
         return _small_views(xg)
     t = xg.csr()
     arrays = (t.one, t.zero_ptr, t.zero_idx, xg.node_var, xg.terminal_value)
@@ -594,7 +731,10 @@ def _small_views(xg: ExplanationGraph) -> TraversalViews:
     one = [-1] * n
     zero: list[list[int]] = [[] for _ in range(n)]
     for s, d, lab in zip(
-        xg.edge_src.tolist(), xg.edge_dst.tolist(), xg.edge_label.tolist(), strict=True
+        xg.column_list("edge_src"),
+        xg.column_list("edge_dst"),
+        xg.column_list("edge_label"),
+        strict=True,
     ):
         if not lab:
             zero[s].append(d)
@@ -625,6 +765,92 @@ def _ends_at_zero(xg: ExplanationGraph) -> np.ndarray:
             return nxt[:n] == -2
         nxt = nxt[nxt]
     raise InvalidGraphError("the edges labelled 1 form a cycle")
+
+
+def _light_violations(xg: ExplanationGraph) -> list[str]:
+    """:meth:`ExplanationGraph.violations` over a light graph's lists (the same messages, in
+    the same order); the counting runs in C (``Counter``), Python touches the nodes."""
+    ids, n, root = xg.node_ids, xg.n_nodes, xg.root
+    src, dst, label = (xg.column_list(c) for c in ("edge_src", "edge_dst", "edge_label"))
+    var, value = xg.node_var_list, xg.terminal_value_list
+    problems: list[str] = []
+    out_deg, in_deg = Counter(src), Counter(dst)
+    ones = Counter(compress(src, label))
+    sources = [i for i in range(n) if i not in in_deg]
+    if len(sources) != 1 or sources[0] != root:
+        extra = [ids[s] for s in sources[:11] if s != root]
+        if in_deg[root]:
+            problems.append(f"the root {ids[root]!r} has incoming edges")
+        if extra:
+            problems.append(f"several roots: nodes {extra[:10]!r} have no incoming edge")
+    # as ExplanationGraph._node_violations: by node, then in the order of the checks
+    unlabelled = {i for i, v in enumerate(value) if v != 0 and v != 1}
+    found = [(i, 1) for i in unlabelled if i not in out_deg]
+    for i in out_deg:
+        if var[i] < 0:
+            found.append((i, 0))
+        if i not in unlabelled:
+            found.append((i, 2))
+    checks = (
+        "non-terminal {!r} has no variable",
+        "terminal {!r} has no 0/1 label",
+        "node {!r} is labelled as a terminal but has children",
+    )
+    problems += [checks[k].format(ids[i]) for i, k in sorted(found)]
+    for i in sorted(i for i, k in ones.items() if k > 1):
+        problems.append(f"node {ids[i]!r} has {ones[i]} outgoing edges labelled 1 (at most 1)")
+    if _has_cycle_lists(src, dst, n, out_deg):
+        problems.append("the graph has a cycle")
+    if problems:
+        return problems
+    nxt = dict(zip(compress(src, label), compress(dst, label)))
+    end = root
+    for _ in range(n):
+        if end not in nxt:
+            break
+        end = nxt[end]
+    else:
+        raise InvalidGraphError("the path of edges labelled 1 has a cycle")
+    if out_deg[end]:
+        problems.append(f"the path of edges labelled 1 stops at non-terminal {ids[end]!r}")
+    elif value[end] != 1:
+        problems.append(
+            f"the path of edges labelled 1 ends at terminal {ids[end]!r}, labelled 0 "
+            "(expected the terminal labelled 1)"
+        )
+    return problems
+
+
+def _has_cycle_lists(src: list[int], dst: list[int], n: int, out_deg: Counter[int]) -> bool:
+    """Does the graph on nodes ``0 .. n - 1`` have a cycle?  ``out_deg``: edges per source.
+
+    Nodes without children are on no cycle, and a cycle has an edge to a lower index: when
+    every edge into a node with children goes up in index (the usual numbering, parents
+    first), there is none.  Otherwise Kahn's algorithm on lists decides.
+
+    >>> from collections import Counter
+    >>> _has_cycle_lists([0, 1], [1, 2], 3, Counter([0, 1]))
+    False
+    >>> _has_cycle_lists([1, 0], [0, 1], 2, Counter([1, 0]))
+    True
+    """
+    if all(s < d or d not in out_deg for s, d in zip(src, dst)):
+        return False
+    children: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for s, d in zip(src, dst, strict=True):
+        children[s].append(d)
+        indeg[d] += 1
+    todo = [i for i, k in enumerate(indeg) if not k]
+    seen = 0
+    while todo:
+        node = todo.pop()
+        seen += 1
+        for c in children[node]:
+            indeg[c] -= 1
+            if not indeg[c]:
+                todo.append(c)
+    return seen != n
 
 
 @contextmanager

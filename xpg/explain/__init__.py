@@ -4,26 +4,62 @@
 findAXp and findCXp), :mod:`~xpg.explain.marco` (Alg. 4, enumeration), :mod:`~xpg.explain.tree_xpg`
 (polynomial algorithms on tree XpGs, Prop. 6), :mod:`~xpg.explain.membership` (Props. 7-9),
 :mod:`~xpg.explain.relevance` (necessary, relevant, irrelevant features),
-:mod:`~xpg.explain.smallest` (minimum explanations) :mod:`~xpg.explain.describe` (conditions
+:mod:`~xpg.explain.smallest` (minimum explanations), :mod:`~xpg.explain.describe` (conditions
 and counterexamples in the words of the model) and :mod:`~xpg.explain.robustness` (exact
 l-infinity robustness of a decision graph).
+
+Each name is imported on first use (:mod:`xpg.core.lazy`): enumeration loads neither
+membership nor the smallest-explanation solvers.
 """
 
-from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
-from xpg.explain.describe import axp_conditions, counterexample
-from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
-from xpg.explain.membership import (
-    Membership,
-    MembershipQueries,
-    RouteChoice,
-    is_member,
-    membership_route,
-)
-from xpg.explain.reach import path_to_zero
-from xpg.explain.relevance import FeatureClassification, classify_features
-from xpg.explain.robustness import Robustness, robustness
-from xpg.explain.smallest import SmallestExplanation, smallest_axp, smallest_cxp
-from xpg.explain.tree_xpg import tree_axps, tree_cxps
+from typing import TYPE_CHECKING
+
+from xpg.core import lazy as _lazy
+
+if TYPE_CHECKING:
+    from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
+    from xpg.explain.describe import axp_conditions, counterexample
+    from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
+    from xpg.explain.membership import (
+        Membership,
+        MembershipQueries,
+        RouteChoice,
+        is_member,
+        membership_route,
+    )
+    from xpg.explain.reach import path_to_zero
+    from xpg.explain.relevance import FeatureClassification, classify_features
+    from xpg.explain.robustness import Robustness, robustness
+    from xpg.explain.smallest import SmallestExplanation, smallest_axp, smallest_cxp
+    from xpg.explain.tree_xpg import tree_axps, tree_cxps
+
+_LAZY = {
+    "find_axp": "xpg.explain.axp_cxp",
+    "find_cxp": "xpg.explain.axp_cxp",
+    "is_weak_axp": "xpg.explain.axp_cxp",
+    "is_weak_cxp": "xpg.explain.axp_cxp",
+    "axp_conditions": "xpg.explain.describe",
+    "counterexample": "xpg.explain.describe",
+    "EnumerationResult": "xpg.explain.marco",
+    "Enumerator": "xpg.explain.marco",
+    "Explanation": "xpg.explain.marco",
+    "enumerate_explanations": "xpg.explain.marco",
+    "Membership": "xpg.explain.membership",
+    "MembershipQueries": "xpg.explain.membership",
+    "RouteChoice": "xpg.explain.membership",
+    "is_member": "xpg.explain.membership",
+    "membership_route": "xpg.explain.membership",
+    "path_to_zero": "xpg.explain.reach",
+    "FeatureClassification": "xpg.explain.relevance",
+    "classify_features": "xpg.explain.relevance",
+    "Robustness": "xpg.explain.robustness",
+    "robustness": "xpg.explain.robustness",
+    "SmallestExplanation": "xpg.explain.smallest",
+    "smallest_axp": "xpg.explain.smallest",
+    "smallest_cxp": "xpg.explain.smallest",
+    "tree_axps": "xpg.explain.tree_xpg",
+    "tree_cxps": "xpg.explain.tree_xpg",
+}
 
 __all__ = [
     "EnumerationResult",
@@ -52,3 +88,5 @@ __all__ = [
     "tree_axps",
     "tree_cxps",
 ]
+
+__getattr__, __dir__ = _lazy.reexports(__name__, _LAZY, globals())

@@ -10,6 +10,8 @@ the tree route of membership (Prop. 6 of the core paper):
   outside ``m``.  An antichain (one group) costs one sort; in general the work is at most
   (candidates) x (variables) x (kept masks / 64) machine words, and an optional budget on
   that work gives up early;
+* :func:`minimal_hitting_masks` dualizes a family: its minimal hitting sets (Berge's
+  algorithm), which turns the CXps of a graph into its AXps;
 * :func:`tree_zero_masks` collects, on a tree XpG, the variables of the 0-edges of every
   path to a 0-terminal: a depth-first pass on small trees, vectorised pointer jumping
   (numpy) on larger ones.
@@ -25,15 +27,24 @@ References
 ----------
 Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
 KR 2021, Prop. 6 (the CXps of a tree XpG).
+Ignatiev, Narodytska, Asher, Marques-Silva. From Contrastive to Abductive Explanations and
+Back Again. AI*IA 2020 (AXps are the minimal hitting sets of the CXps, and back).
+Berge. Hypergraphs: Combinatorics of Finite Sets. North-Holland 1989 (the transversal
+algorithm).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from xpg.core import lazy
 from xpg.core.xpgraph import ExplanationGraph
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy.module("numpy")
 
 _DFS_EDGES = 4096  # below this, a Python depth-first pass beats numpy's fixed costs
 _OP_COST = 128  # the interpreter's cost of one bitset operation, in machine words
@@ -293,7 +304,7 @@ def _minimal_by_size(masks: set[int], left: float) -> list[int] | None:
     kept: list[int] = []
     universe = 0  # union of the kept masks
     index = _KeptIndex()
-    as_array = np.zeros((0, words), dtype=np.uint64)  # the kept masks, for _pairwise
+    as_array = None  # the kept masks as words, for _pairwise (numpy: made when first used)
     for size in sorted(groups):
         group = sorted(groups[size])
         if kept:
@@ -301,6 +312,8 @@ def _minimal_by_size(masks: set[int], left: float) -> list[int] | None:
             if method == "scan":
                 tested = _scan(kept, group, left)
             elif method == "pairwise":
+                if as_array is None:
+                    as_array = np.zeros((0, words), dtype=np.uint64)
                 if len(as_array) < len(kept):
                     as_array = np.concatenate([as_array, _as_words(kept[len(as_array) :], words)])
                 tested = _pairwise(as_array, group, words, left)
@@ -335,6 +348,81 @@ def _minimal_by_scan(masks: set[int]) -> list[int]:
     return kept
 
 
+def minimal_hitting_masks(family: Iterable[int], max_work: int | None = None) -> list[int] | None:
+    """The minimal hitting sets (minimal transversals) of a family of bit masks.
+
+    Berge's algorithm: the members are taken smallest first, and the minimal hitting sets
+    of those seen so far are updated with each: a set that meets the new member stays, one
+    that does not is extended by each of the member's variables, and an extension is kept
+    unless it contains a set that stayed.  That one test suffices: an extension ``h | v``
+    can only contain a staying set that holds ``v``, and two extensions are never equal nor
+    one inside the other (``h`` and ``h'`` miss the member, so ``h | v`` inside ``h' | v'``
+    means ``v = v'`` and ``h`` inside ``h'``, two distinct minimal sets).
+
+    Parameters
+    ----------
+    family : iterable of int
+        Non-negative bit masks (duplicates and non-minimal members allowed).
+    max_work : int, optional
+        Give up (return ``None``) once more than this many extensions and subset tests
+        have been made (each costs tens of nanoseconds).
+
+    Returns
+    -------
+    list of int or None
+        Every minimal hitting set once, fewest variables first (ties by value); ``[0]`` (the
+        empty set) for an empty family, ``[]`` when the family holds the empty set (nothing
+        meets it).
+
+    Examples
+    --------
+    >>> minimal_hitting_masks([0b011, 0b110])  # {0, 1} and {1, 2}: {1}, or {0, 2}
+    [2, 5]
+    >>> minimal_hitting_masks([]), minimal_hitting_masks([0, 1])
+    ([0], [])
+
+    References
+    ----------
+    Ignatiev, Narodytska, Asher, Marques-Silva. From Contrastive to Abductive Explanations
+    and Back Again. AI*IA 2020 (the AXps of a classifier are the minimal hitting sets of its
+    CXps); Berge 1989 (the algorithm).
+    """
+    members = minimal_masks(family)  # the same hitting sets: a superset is hit with its subset
+    assert members is not None  # no budget was given
+    if members and members[0] == 0:
+        return []
+    left = float("inf") if max_work is None else max_work
+    hitting = [0]
+    for member in members:
+        bits = []
+        rest = member
+        while rest:
+            low = rest & -rest
+            bits.append(low)
+            rest ^= low
+        kept = [h for h in hitting if h & member]
+        by_bit = {b: [h for h in kept if h & b] for b in bits}
+        grown = []
+        for h in hitting:
+            if h & member:
+                continue
+            for b in bits:
+                m = h | b
+                inside = by_bit[b]
+                left -= len(inside) + 1
+                for k in inside:
+                    if k & m == k:
+                        break
+                else:
+                    grown.append(m)
+            if left < 0:
+                return None
+        hitting = kept + grown
+    hitting.sort()
+    hitting.sort(key=int.bit_count)  # stable: by size, then by value (two sorts in C)
+    return hitting
+
+
 def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | None:
     one, zero, _ = xg.adjacency()
     var, value = xg.node_var_list, xg.terminal_value_list
@@ -356,6 +444,58 @@ def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | N
             for c in zero[n]:
                 stack.append((c, with_v))
     return found
+
+
+def tree_minimal_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> list[int] | None:
+    """On a tree XpG: the subset-minimal sets of :func:`tree_zero_masks` (the CXps), fewest
+    bits first (ties by value); ``None`` when there are more than ``max_masks``.
+
+    The tree is explored by levels: level ``k`` holds the nodes whose path takes 0-edges on
+    ``k`` variables, each followed down its 1-edges, so the sets are found smallest first. A
+    set found then is minimal unless it holds one found before, and a node whose set already
+    holds a found one is not explored: the search visits each node at most once, and usually
+    only those near the instance's path (no numpy, so light graphs stay light).
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> tree_minimal_zero_masks(and_xpg())  # a and b, for a = b = 1
+    [1, 2]
+    """
+    one, zero, _ = xg.adjacency()
+    var, value = xg.node_var_list, xg.terminal_value_list
+    found: list[int] = []
+    level = [(xg.root, 0)]
+    while level:
+        start = len(found)
+        upper: list[tuple[int, int]] = []
+        while level:
+            n, mask = level.pop()
+            v = var[n]
+            if v < 0:
+                if value[n] == 0 and mask not in found[start:]:
+                    for f in found[:start]:
+                        if f & mask == f:
+                            break
+                    else:
+                        found.append(mask)
+                        if max_masks is not None and len(found) > max_masks:
+                            return None
+                continue
+            for c in one[n]:
+                level.append((c, mask))
+            if zero[n]:
+                with_v = mask | (1 << v)
+                if with_v == mask:  # v is free already: the same level
+                    level.extend((c, mask) for c in zero[n])
+                    continue
+                for f in found:
+                    if f & with_v == f:
+                        break
+                else:
+                    upper.extend((c, with_v) for c in zero[n])
+        level = upper
+    return sorted(found, key=lambda m: (m.bit_count(), m))
 
 
 def _jump_zero_masks(xg: ExplanationGraph) -> np.ndarray:
@@ -401,7 +541,7 @@ def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[i
     >>> sorted(tree_zero_masks(and_xpg()))  # a and b, for a = b = 1
     [1, 2]
     """
-    if len(xg.edge_src) < _DFS_EDGES:
+    if xg.runs_on_lists(_DFS_EDGES):
         return _dfs_zero_masks(xg, max_masks)
     found = _jump_zero_masks(xg)
     if max_masks is not None and len(found) > max_masks:
@@ -422,7 +562,7 @@ def tree_minimal_masks(
     >>> tree_minimal_masks(and_xpg())
     (2, [1, 2])
     """
-    if len(xg.edge_src) >= _DFS_EDGES:
+    if not xg.runs_on_lists(_DFS_EDGES):
         rows = _jump_zero_masks(xg)
         left = float("inf") if max_work is None else max_work
         return len(rows), _minimal_of_words(rows, left)

@@ -42,13 +42,21 @@ KR 2021, Alg. 1 (pathToZero).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from xpg.core import xpgraph
+from xpg.core import lazy, xpgraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.explain import masks as _masks
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy.module("numpy")
+
+#: trees up to this many edges get their CXps by the level-wise search, which visits each
+#: node at most once and stops at the minimal sets (a 10,000-edge tree: 2,659 distinct 0-path
+#: sets, 6 minimal ones, found in 3 ms; the vectorised pass collects all 2,659 first)
+LEVEL_EDGES = 20_000
 
 #: node-by-node traversals that have visited this many nodes go on with vectorised
 #: frontier passes (see ``bench/traversal_speed.py`` for the crossover)
@@ -216,8 +224,11 @@ def minimal_masks(masks: Iterable[int]) -> list[int]:
 
 def tree_zero_path_masks(xg: ExplanationGraph, max_masks: int | None = None) -> list[int] | None:
     """On a tree XpG: the CXps as bit masks, from the 0-edge variables of every path to a
-    0-terminal (``None`` beyond ``max_masks`` distinct sets); see
-    :func:`xpg.explain.masks.tree_zero_masks`."""
+    0-terminal (``None`` beyond ``max_masks`` sets: minimal ones up to ``LEVEL_EDGES`` edges
+    and on light trees, :func:`xpg.explain.masks.tree_minimal_zero_masks`; distinct ones on
+    larger trees, :func:`xpg.explain.masks.tree_zero_masks`)."""
+    if xg.n_edges <= LEVEL_EDGES or xg.runs_on_lists():
+        return _masks.tree_minimal_zero_masks(xg, max_masks)
     found = _masks.tree_zero_masks(xg, max_masks)
     return None if found is None else minimal_masks(found)
 
@@ -237,7 +248,7 @@ def zero_path_masks(xg: ExplanationGraph, max_masks: int = 1024) -> list[int] | 
         return tree_zero_path_masks(xg, max_masks)
     one, zero, _ = xg.adjacency()
     var, value = xg.node_var_list, xg.terminal_value_list
-    work, budget = 0, 8 * len(xg.edge_src) + 2048
+    work, budget = 0, 8 * xg.n_edges + 2048
     below: list[Any] = [None] * xg.n_nodes
     expanded = bytearray(xg.n_nodes)
     todo = [xg.root]
@@ -312,7 +323,8 @@ class IncrementalReach:
         self.free = _free_flags(xg, free)
         self.reached = bytearray(xg.n_nodes)
         self._waiting: dict[int, list[int]] = {}  # fixed variable -> reached nodes testing it
-        self._stop, self._stop_array = _zero_flags(xg)
+        self._stop = _zero_flags(xg)
+        self._stop_array: np.ndarray | None = None  # the same flags as numpy, when needed
         self._explored = 0  # nodes explored by refused attempts
         self._refused: set[int] = set()
         self._shortcut_after = max(SHORTCUT_MIN, xg.n_nodes // SHORTCUT_FRACTION)
@@ -395,6 +407,8 @@ class IncrementalReach:
         reached = np.frombuffer(self.reached, dtype=np.uint8)
         free = np.frombuffer(self.free, dtype=np.uint8)
         frontier = np.asarray(stack, dtype=np.int64)
+        if self._stop_array is None:
+            self._stop_array = np.frombuffer(self._stop, dtype=bool)
         ok, more = frontier_reach(xg, free, reached, frontier, self._stop_array)
         new = np.concatenate([frontier, *more])
         if not ok:
@@ -458,11 +472,9 @@ class IncrementalReach:
         return out
 
 
-def _zero_flags(xg: ExplanationGraph) -> tuple[Sequence[int], np.ndarray]:
-    """Per node, 1 for a terminal labelled 0: as a sequence (a bytearray, or a memoryview on
-    large graphs) and as a bool array sharing its memory."""
-    if len(xg.edge_src) < xpgraph.SMALL_EDGES:
-        flags = bytearray(v == 0 for v in xg.terminal_value_list)
-        return flags, np.frombuffer(flags, dtype=bool)
-    array = xg.csr().zero_terminal
-    return array.view(np.uint8).data, array
+def _zero_flags(xg: ExplanationGraph) -> bytearray | memoryview:
+    """Per node, 1 for a terminal labelled 0: a bytearray where queries run on lists, else a
+    memoryview of :attr:`TraversalArrays.zero_terminal`."""
+    if xg.runs_on_lists(xpgraph.SMALL_EDGES):
+        return bytearray(v == 0 for v in xg.terminal_value_list)
+    return xg.csr().zero_terminal.view(np.uint8).data

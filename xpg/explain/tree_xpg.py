@@ -25,20 +25,25 @@ Back Again. AI*IA 2020 (minimal hitting-set duality of AXps and CXps).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-from pysat.examples.hitman import Hitman
-
+from xpg.core import lazy
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import NotATreeError
 from xpg.explain.reach import tree_zero_path_masks
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy.module("numpy")
 
 HittingSetMethod = Literal["lbx", "sorted"]
 
 
 def require_tree(xg: ExplanationGraph, algorithm: str) -> None:
     """Raise :class:`NotATreeError` naming a node with several parents, if there is one."""
+    if xg.is_tree():
+        return
     indeg = np.bincount(xg.edge_dst, minlength=xg.n_nodes)
     shared = np.flatnonzero(indeg > 1)
     if len(shared):
@@ -136,6 +141,8 @@ def minimal_hitting_sets(
     minimum-cardinality sets first (MaxSAT, RC2).  The empty family has one minimal hitting
     set, the empty set.
     """
+    from pysat.examples.hitman import Hitman
+
     family = [sorted(set(s)) for s in sets]
     if not family:
         yield []
