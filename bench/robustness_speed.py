@@ -41,7 +41,7 @@ from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 from xpg.compile import from_sklearn_tree
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
-from xpg.explain.robustness import is_read_once, robustness
+from xpg.explain.exact_robustness import is_read_once, robustness
 from xpg.testing import ladder, random_reduced_obdd
 
 FULL_SIZES = {

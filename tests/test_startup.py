@@ -83,6 +83,25 @@ def test_every_public_name_resolves() -> None:
         _ = xpg.no_such_name
 
 
+def test_no_lazy_name_is_shadowed_by_a_submodule() -> None:
+    """Importing a submodule binds its name in the package, so a lazily re-exported name that
+    is also a submodule's name would turn into that module once the submodule is imported
+    (``xpg.robustness`` was the module ``xpg.explain.robustness`` after its first use)."""
+    import importlib
+    import pkgutil
+
+    for package_name in ["xpg", *(f"xpg.{m.name}" for m in pkgutil.iter_modules(xpg.__path__))]:
+        package = importlib.import_module(package_name)
+        lazy = getattr(package, "_LAZY", None)
+        if not lazy or not hasattr(package, "__path__"):
+            continue
+        submodules = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        assert not set(lazy) & submodules, package_name
+        for name, source in lazy.items():
+            importlib.import_module(source)
+            assert not isinstance(getattr(package, name), type(xpg)), f"{package_name}.{name}"
+
+
 def test_every_module_imports_first() -> None:
     """No import circle: each module of the package can be the first one imported (the lazy
     ``xpg/__init__.py`` no longer fixes an order)."""

@@ -27,7 +27,7 @@ from conftest import REPO_ROOT
 from xpg.compile import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.explain.robustness import robustness
+from xpg.explain.exact_robustness import robustness
 from xpg.testing import random_real_sklearn_tree
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package

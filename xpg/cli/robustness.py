@@ -55,7 +55,7 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     import json
 
     from xpg.errors import InvalidGraphError
-    from xpg.explain.robustness import robustness
+    from xpg.explain.exact_robustness import robustness
     from xpg.io import read_model
 
     if not is_model_file(args.file):

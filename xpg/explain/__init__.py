@@ -5,7 +5,7 @@ findAXp and findCXp), :mod:`~xpg.explain.marco` (Alg. 4, enumeration), :mod:`~xp
 (polynomial algorithms on tree XpGs, Prop. 6), :mod:`~xpg.explain.membership` (Props. 7-9),
 :mod:`~xpg.explain.relevance` (necessary, relevant, irrelevant features),
 :mod:`~xpg.explain.smallest` (minimum explanations), :mod:`~xpg.explain.describe` (conditions
-and counterexamples in the words of the model) and :mod:`~xpg.explain.robustness` (exact
+and counterexamples in the words of the model) and :mod:`~xpg.explain.exact_robustness` (exact
 l-infinity robustness of a decision graph).
 
 Each name is imported on first use (:mod:`xpg.core.lazy`): enumeration loads neither
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from xpg.explain.reach import path_to_zero
     from xpg.explain.relevance import FeatureClassification, classify_features
-    from xpg.explain.robustness import Robustness, robustness
+    from xpg.explain.exact_robustness import Robustness, robustness
     from xpg.explain.smallest import SmallestExplanation, smallest_axp, smallest_cxp
     from xpg.explain.tree_xpg import tree_axps, tree_cxps
 
@@ -52,8 +52,8 @@ _LAZY = {
     "path_to_zero": "xpg.explain.reach",
     "FeatureClassification": "xpg.explain.relevance",
     "classify_features": "xpg.explain.relevance",
-    "Robustness": "xpg.explain.robustness",
-    "robustness": "xpg.explain.robustness",
+    "Robustness": "xpg.explain.exact_robustness",
+    "robustness": "xpg.explain.exact_robustness",
     "SmallestExplanation": "xpg.explain.smallest",
     "smallest_axp": "xpg.explain.smallest",
     "smallest_cxp": "xpg.explain.smallest",

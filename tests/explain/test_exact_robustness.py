@@ -23,7 +23,7 @@ import xpg
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidInstanceError, InvalidQueryError
-from xpg.explain.robustness import MARGIN, is_read_once, nearest_value, robustness
+from xpg.explain.exact_robustness import MARGIN, is_read_once, nearest_value, robustness
 from xpg.testing import (
     domain_values,
     grid_from_literals,
