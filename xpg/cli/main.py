@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from xpg import __version__
-from xpg.cli import bench, demo, explain, files, membership, verify
+from xpg.cli import batch, bench, demo, explain, files, membership, verify
 from xpg.cli.common import OneLineErrorParser, run_command
 
 #: The modules contributing sub-commands, each with ``register(subparsers)``, in help order.
-COMMAND_MODULES: tuple[ModuleType, ...] = (demo, explain, files, membership, verify, bench)
+COMMAND_MODULES: tuple[ModuleType, ...] = (demo, explain, batch, files, membership, verify, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,11 +4,13 @@
 findAXp and findCXp), :mod:`~xpg.explain.marco` (Alg. 4, enumeration), :mod:`~xpg.explain.tree_xpg`
 (polynomial algorithms on tree XpGs, Prop. 6), :mod:`~xpg.explain.membership` (Props. 7-9),
 :mod:`~xpg.explain.relevance` (necessary, relevant, irrelevant features),
-:mod:`~xpg.explain.smallest` (minimum explanations) and :mod:`~xpg.explain.describe` (conditions
-and counterexamples in the words of the model).
+:mod:`~xpg.explain.smallest` (minimum explanations), :mod:`~xpg.explain.describe` (conditions
+and counterexamples in the words of the model), :mod:`~xpg.explain.batch` (many rows, one
+record each) and :mod:`~xpg.explain.parallel` (those rows on processes or a Dask cluster).
 """
 
 from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
+from xpg.explain.batch import explain_many
 from xpg.explain.describe import axp_conditions, counterexample
 from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
 from xpg.explain.membership import (
@@ -36,6 +38,7 @@ __all__ = [
     "classify_features",
     "counterexample",
     "enumerate_explanations",
+    "explain_many",
     "find_axp",
     "find_cxp",
     "is_member",
