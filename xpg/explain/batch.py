@@ -132,6 +132,8 @@ def convert_value(feature: Feature, value: Any) -> Any:
         try:
             return feature.values[feature.code(value)]  # 1.0 -> the declared 1
         except (KeyError, TypeError):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # 7, not 7.0, when a missing value made the column float
             raise InvalidInstanceError(
                 f"feature {feature.name!r}: expected one of {list(feature.values)!r}, "
                 f"found {value!r}"

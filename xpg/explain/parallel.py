@@ -200,7 +200,7 @@ def run_dask(
     if in_flight is None:
         threads = sum(client.nthreads().values()) or 1
         in_flight = 4 * threads
-    remote = client.scatter(explainer, broadcast=True)
+    remote = client.scatter(explainer, broadcast=True, hash=False)  # a fresh key per run
     frames: dict[str, Any] = {}
     running = as_completed()
 
