@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, str] = {
     "fourier-error": "bench.fourier.interpretation_error",
     "fourier-recovery": "bench.fourier.polynomial_recovery",
     "reading": "bench.reading_speed",
+    "batch": "bench.batch_speed",
 }
 
 

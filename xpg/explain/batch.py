@@ -141,6 +141,35 @@ def convert_value(feature: Feature, value: Any) -> Any:
     return feature.check_value(value.strip() if isinstance(value, str) else value)
 
 
+def column_values(feature: Feature, column: Any) -> tuple[list[Any], np.ndarray]:
+    """A pandas column's values as values of ``feature``, checked with numpy when the column
+    is numeric, and which of them are good; the others (and every value of a text column)
+    are left to :func:`convert_value`, whose error names the value at fault.
+
+    >>> import pandas as pd
+    >>> values, ok = column_values(Feature.integer("n", 0, 9), pd.Series([1.0, 2.5, None]))
+    >>> values[0], ok.tolist()
+    (1, [True, False, False])
+    """
+    kind = column.dtype.kind
+    if kind not in "biuf":
+        return column.tolist(), np.zeros(len(column), dtype=bool)
+    a = column.to_numpy(dtype=np.float64)
+    if feature.is_discrete:
+        numeric = [v for v in feature.values if isinstance(v, (int, float))]
+        canonical = {float(v): v for v in numeric}
+        ok = np.isin(a, np.asarray(numeric, dtype=np.float64))
+        return [canonical.get(x) for x in a.tolist()], ok
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(a) & (a >= feature.low) & (a <= feature.high)
+        if feature.kind != "integer":
+            return a.tolist(), ok
+        ok &= a == np.floor(a)
+    if kind in "iu":
+        return column.tolist(), ok  # exact, beyond 2**53 too
+    return np.where(ok, a, 0).astype(np.int64).tolist(), ok
+
+
 def _label_text(value: Any) -> str | None:
     if _is_missing(value):
         return None
@@ -193,10 +222,16 @@ class BatchExplainer:
         self.features: list[Feature] = list(self.dg.features)
         self._enumerate = "axp" in self.kinds or "cxp" in self.kinds
 
-    def _record(self, row: int, raw: Sequence[Any], label: tuple[bool, Any]) -> Record:
+    def _record(
+        self, row: int, raw: Sequence[Any], label: tuple[bool, Any], converted: bool = False
+    ) -> Record:
         start = time.perf_counter()
         try:
-            values = [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
+            values = (
+                raw
+                if converted
+                else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
+            )
             xg = ExplanationGraph.from_decision_graph(self.dg, values)
             record: Record = {"row": row, "prediction": str(xg.prediction)}
             if label[0]:
@@ -251,11 +286,18 @@ class BatchExplainer:
             for row in rows:
                 yield {"row": row, "error": f"the data has no column for feature(s) {names}"}
             return
-        values = [frame[f.name].tolist() for f in self.features]
+        columns_ok = [column_values(f, frame[f.name]) for f in self.features]
+        values = [v for v, _ in columns_ok]
+        ok = np.logical_and.reduce([m for _, m in columns_ok]).tolist()
+        raw = None if all(ok) else [frame[f.name].tolist() for f in self.features]
         has_label = self.target is not None and self.target in columns
         labels = frame[self.target].tolist() if has_label else [None] * len(rows)
         for i, row in enumerate(rows):
-            yield self._record(row, [column[i] for column in values], (has_label, labels[i]))
+            label = (has_label, labels[i])
+            if ok[i]:
+                yield self._record(row, [column[i] for column in values], label, converted=True)
+            else:  # the per-value path names the feature and the value at fault
+                yield self._record(row, [column[i] for column in raw], label)  # type: ignore[union-attr]
 
     def explain_chunk(self, frame: Any) -> list[Record]:
         """:meth:`explain_frame` as a list (what a worker returns for one chunk)."""

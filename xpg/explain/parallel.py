@@ -5,8 +5,9 @@ options) and an iterable of pandas ``DataFrame`` chunks, and yields each chunk's
 a list:
 
 * :func:`run_in_process`: chunk after chunk, in this process (no start-up cost at all).
-* :func:`run_processes`: ``N`` local processes (``concurrent.futures``); the explainer is
-  sent to each process once, by the pool's initializer; at most ``2 N`` chunks are in
+* :func:`run_processes`: ``N`` local processes (``concurrent.futures``, forked when that is
+  safe, see :func:`start_method`); the explainer is sent to each process once, by the pool's
+  initializer; at most ``2 N`` chunks are in
   flight, and the lists come back **in row order**.  A process that dies breaks the pool:
   the chunks in flight are then retried one at a time on a fresh pool, so that a chunk
   which kills its process again is the culprit, reported as error records, and the others
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import collections
 import multiprocessing
+import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -71,11 +73,19 @@ def _worker_chunk(frame: Any) -> list[Record]:
     return _WORKER_EXPLAINER.explain_chunk(frame)
 
 
+def start_method() -> str:
+    """``fork`` where it exists and this process runs no other thread (a worker starts in
+    milliseconds, with the modules already imported), else ``spawn`` (a fresh interpreter,
+    about a second: forking a process that runs threads can deadlock the child)."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
 def _new_pool(explainer: BatchExplainer, workers: int) -> ProcessPoolExecutor:
-    # spawn: the same on every platform, and safe when the parent runs threads (tqdm, Dask)
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=multiprocessing.get_context(start_method()),
         initializer=_init_worker,
         initargs=(explainer,),
     )

@@ -1,0 +1,319 @@
+"""Batch explanation (issue 14): rows per second of every route, per-row overhead, scaling.
+
+Usage: ``python -m bench.batch_speed [--quick] [--data-dir D] [--out DIR] [--workers 2]
+[--chunk-rows 256] [--heavy-rows 2000] [--csv-rows 10000] [--max-rows N] [--repeat 3]``
+(or ``xpg bench batch ...``).
+
+Cases:
+
+* **Table 2 trees**: every tested instance of adult, shuttle and pendigits (the depth-6
+  trees and the 30% draw of :mod:`bench.table2`, :func:`bench.models.train_tree`).
+* **Heavy rows**: rows taking at least 1 ms each, the rows of the issue's scaling target:
+  the first ``--heavy-rows`` tested rows of adult on a depth-14 tree (2,239 nodes, the size
+  of the issue's 2,471-node tree), those whose loop time is >= 1 ms kept.  The Table 2 rows
+  take 0.1-0.2 ms each: too little work per row for extra processes to pay off.
+* **10,000-row CSV**: the first ``--csv-rows`` tested rows of adult written as a CSV, explained
+  by the ``xpg explain`` command (a fresh interpreter: start-up, model loading, reading,
+  writing JSON Lines included) with ``--workers 1``, ``--workers N`` and
+  ``--scheduler local:N``.
+
+Routes, on the same rows: ``loop`` (a Python loop: ``ExplanationGraph.from_decision_graph``
+and ``enumerate_explanations`` per row, as a user would write it), ``processes 1`` and
+``processes N`` (:func:`xpg.explain.parallel.run_processes`: spawn start-up included),
+``dask N`` (:func:`xpg.explain.parallel.run_dask` on a ``LocalCluster`` of N single-threaded
+worker processes; the cluster's start-up is reported apart, as a cluster outlives one
+batch).  Every route's records are checked equal to the loop's.  Times are wall-clock
+(``time.perf_counter``, parallel work cannot be measured in the CPU time of one process),
+the best of ``--repeat`` runs.
+``overhead_us`` is the worker time per row beyond the loop's, ``(N * seconds - loop
+seconds) / rows``; ``efficiency`` is the speed-up over the loop divided by N.
+
+Writes ``batch_speed.csv`` and ``batch_speed.md`` to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.data import load_dataset
+from bench.models import train_tree
+from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
+from xpg import ExplanationGraph, enumerate_explanations
+from xpg.explain.batch import BatchExplainer
+from xpg.explain.parallel import (
+    dask_client,
+    run_dask,
+    run_in_process,
+    run_processes,
+    start_method,
+)
+
+COLUMNS = ["case", "route", "rows", "seconds", "rows_per_s", "vs_loop", "overhead_us"]
+COLUMNS += ["efficiency"]
+TABLE2_TREES = ("adult", "shuttle", "pendigits")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _frame(ds: Any, rows: Sequence[int]) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(ds.X[list(rows)], columns=ds.feature_names)
+
+
+def _chunks(frame: Any, size: int) -> list[Any]:
+    return [frame.iloc[i : i + size] for i in range(0, len(frame), size)]
+
+
+def _strip(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return sorted(
+        (r["row"], r["prediction"], json.dumps(r["axps"]), json.dumps(r["cxps"])) for r in records
+    )
+
+
+def loop_times(dg: Any, frame: Any) -> tuple[float, np.ndarray, list[dict[str, Any]]]:
+    """The plain loop: total wall time, the time of each row, the records (for checking)."""
+    values = frame.to_numpy().tolist()
+    times = np.empty(len(values))
+    records = []
+    start = time.perf_counter()
+    for i, x in enumerate(values):
+        t = time.perf_counter()
+        xg = ExplanationGraph.from_decision_graph(dg, x)
+        result = enumerate_explanations(xg).to_json()
+        times[i] = time.perf_counter() - t
+        records.append({"row": i, "prediction": str(xg.prediction), **result})
+    return time.perf_counter() - start, times, records
+
+
+def _route_row(
+    case: str, route: str, rows: int, seconds: float, loop: float, workers: int
+) -> dict[str, Any]:
+    rate = rows / seconds
+    return {
+        "case": case,
+        "route": route,
+        "rows": rows,
+        "seconds": round(seconds, 3),
+        "rows_per_s": round(rate, 1),
+        "vs_loop": round(loop / seconds, 3),
+        "overhead_us": round(1e6 * (workers * seconds - loop) / rows, 1),
+        "efficiency": round(loop / seconds / workers, 3),
+    }
+
+
+class Case:
+    """The rows of one case, the loop's time and records, and the routes measured so far."""
+
+    def __init__(self, name: str, dg: Any, frame: Any, chunk_rows: int, repeat: int) -> None:
+        self.name, self.dg, self.frame, self.repeat = name, dg, frame, repeat
+        self.chunks = _chunks(frame, chunk_rows)
+        self.explainer = BatchExplainer(dg)
+        self.loop, _, expected = loop_times(dg, frame)
+        for _ in range(repeat - 1):
+            self.loop = min(self.loop, loop_times(dg, frame)[0])
+        self.expected = _strip(expected)
+        self.rows = [_route_row(name, "loop", len(frame), self.loop, self.loop, 1)]
+
+    def measure(self, route: str, workers: int, run: Callable[[], Any]) -> None:
+        """Time ``run()`` (an iterator of record lists) and check its records."""
+        seconds = math.inf
+        for _ in range(self.repeat):
+            start = time.perf_counter()
+            records = [r for chunk in run() for r in chunk]
+            seconds = min(seconds, time.perf_counter() - start)
+            if _strip(records) != self.expected:
+                raise RuntimeError(f"{self.name}, {route}: the records differ from the loop's")
+        self.rows.append(_route_row(self.name, route, len(self.frame), seconds, self.loop, workers))
+        rate = self.rows[-1]["rows_per_s"]
+        print(f"{self.name:>30} {route:>18}: {rate:>9} rows/s", file=sys.stderr)
+
+    def local_routes(self, workers: int) -> None:
+        """In process, then local processes (before any Dask thread runs: see start_method)."""
+        explainer, chunks = self.explainer, self.chunks
+        self.measure("in-process chunks", 1, lambda: run_in_process(explainer, chunks))
+        self.measure("processes 1", 1, lambda: run_processes(explainer, chunks, 1))
+        self.measure(
+            f"processes {workers}", workers, lambda: run_processes(explainer, chunks, workers)
+        )
+
+
+def heavy_case(ds: Any, rows: Sequence[int], chunk_rows: int, repeat: int) -> tuple[Case, str]:
+    """Rows taking at least 1 ms: adult's tested rows on a depth-14 tree (the size of the
+    issue's 2,471-node tree), those whose loop time is >= 1 ms kept."""
+    model = train_tree(ds, max_depth=14)
+    _, times, _ = loop_times(model.dg, _frame(ds, rows))
+    kept = [int(rows[i]) for i in np.flatnonzero(times >= 1e-3)]
+    note = (
+        f"heavy rows: the first {len(rows)} tested rows of adult on a depth-14 tree "
+        f"({len(model.dg)} nodes); the {len(kept)} taking >= 1 ms in the loop are kept "
+        f"(median {1e3 * float(np.median(times[times >= 1e-3])):.2f} ms per row)"
+    )
+    name = f"adult depth 14 ({len(model.dg)} nodes), rows >= 1 ms"
+    return Case(name, model.dg, _frame(ds, kept), chunk_rows, repeat), note
+
+
+def cli_runs(
+    ds: Any, model: Any, rows: Sequence[int], workers: int, folder: Path, repeat: int
+) -> list[dict[str, Any]]:
+    """``xpg explain`` on a CSV of ``rows``, by route, against the loop on the same rows."""
+    import pandas as pd
+
+    from xpg.io import save_model
+    from xpg.models.tree import tree_from_sklearn
+
+    frame = _frame(ds, rows)
+    csv = folder / "rows.csv"
+    data = frame.copy()
+    data["target"] = [str(v) for v in ds.y[list(rows)]]
+    data.to_csv(csv, index=False)
+    model_path = folder / "model.json"
+    save_model(tree_from_sklearn(model.original, ds.features), model_path)
+    back = pd.read_csv(csv)  # the loop explains the values the command reads
+    loop, _, expected = loop_times(model.dg, back[ds.feature_names])
+    for _ in range(repeat - 1):
+        loop = min(loop, loop_times(model.dg, back[ds.feature_names])[0])
+    case = f"CSV {len(rows):,} rows (adult)"
+    out = [_route_row(case, "loop", len(rows), loop, loop, 1)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
+    for route, extra, n in [
+        ("xpg explain --workers 1", [], 1),
+        (f"xpg explain --workers {workers}", ["--workers", str(workers)], workers),
+        (f"xpg explain --scheduler local:{workers}", ["--scheduler", f"local:{workers}"], workers),
+    ]:
+        target = folder / "out.jsonl"
+        argv = [sys.executable, "-m", "xpg", "explain", str(model_path), "--data", str(csv)]
+        wall = inner = math.inf
+        for _ in range(repeat):
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [*argv, "-o", str(target), *extra], capture_output=True, text=True, env=env
+            )
+            wall = min(wall, time.perf_counter() - start)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{route}: exit {proc.returncode}: {proc.stderr.strip()}")
+            # "xpg explain: R rows, E errors, X rows/s (S s)": S is the command's own run time
+            inner = min(inner, float(proc.stderr.rsplit("(", 1)[1].split(" s)")[0]))
+        records = [json.loads(line) for line in target.read_text().splitlines()]
+        if _strip(records) != _strip(expected):
+            raise RuntimeError(f"{route}: the records differ from the loop's")
+        out.append(_route_row(case, route + " (run)", len(rows), inner, loop, n))
+        out.append(_route_row(case, route + " (whole)", len(rows), wall, loop, n))
+        print(f"{case:>22} {route:>18}: {out[-2]['rows_per_s']:>9} rows/s", file=sys.stderr)
+    return out
+
+
+def markdown(rows: list[dict[str, Any]], notes: list[str]) -> str:
+    head = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
+    body = "".join("| " + " | ".join(str(r[c]) for c in COLUMNS) + " |\n" for r in rows)
+    return (
+        "## Batch explanation: rows per second by route\n\n"
+        + head
+        + body
+        + "\n"
+        + "\n".join(f"- {n}" for n in notes)
+    )
+
+
+def _find(rows: list[dict[str, Any]], case: str, route: str) -> dict[str, Any]:
+    return next(r for r in rows if r["case"].startswith(case) and r["route"] == route)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark (``argv`` as on the command line)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.batch_speed", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="2,000 rows per case (CI)")
+    parser.add_argument("--data-dir", help="datasets folder (default $XPG_DATA_DIR or ../shared)")
+    parser.add_argument("--out", default=str(RESULTS_DIR), help="output folder")
+    parser.add_argument("--workers", type=int, default=2, help="N of the parallel routes")
+    parser.add_argument("--chunk-rows", type=int, default=256, help="rows per chunk")
+    parser.add_argument(
+        "--heavy-rows", type=int, default=2000, help="adult rows tried for the heavy case"
+    )
+    parser.add_argument("--csv-rows", type=int, default=10_000, help="rows of the CSV case")
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--max-rows", type=int, help="at most this many rows per Table 2 tree")
+    args = parser.parse_args(argv)
+    cap = args.max_rows if args.max_rows else (2000 if args.quick else None)
+    heavy_n = min(args.heavy_rows, 300) if args.quick else args.heavy_rows
+    csv_n = min(args.csv_rows, 2000) if args.quick else args.csv_rows
+    folder = out_dir(args.out)
+    cases = []
+    trained = {}
+    for name in TABLE2_TREES:
+        ds = load_dataset(name, args.data_dir)
+        model = train_tree(ds)
+        trained[name] = (ds, model)
+        frame = _frame(ds, ds.tested.tolist()[:cap])
+        cases.append(
+            Case(f"{name} ({len(model.dg)} nodes)", model.dg, frame, args.chunk_rows, args.repeat)
+        )
+        cases[-1].local_routes(args.workers)
+    adult, adult_model = trained["adult"]
+    tested = adult.tested.tolist()
+    heavy, note = heavy_case(adult, tested[:heavy_n], max(1, min(args.chunk_rows, 32)), args.repeat)
+    heavy.local_routes(args.workers)
+    cases.append(heavy)
+    method = start_method()
+    start = time.perf_counter()
+    client, cluster = dask_client(f"local:{args.workers}")
+    dask_start = time.perf_counter() - start
+    try:
+        for case in cases:
+            case.measure(
+                f"dask {args.workers}",
+                args.workers,
+                lambda e=case.explainer, c=case.chunks: run_dask(e, c, client),
+            )
+    finally:
+        client.close()
+        cluster.close()
+    table = [row for case in cases for row in case.rows]
+    notes = [
+        f"machine: {os.cpu_count()} cores (shared with other work while measured); Dask "
+        f"LocalCluster start-up {dask_start:.2f} s, not in the dask rows; chunks of "
+        f"{args.chunk_rows} rows (32 for the heavy rows); processes started with "
+        f"'{method}'",
+        note,
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        table += cli_runs(adult, adult_model, tested[:csv_n], args.workers, Path(tmp), args.repeat)
+    w = args.workers
+    csv_case = f"CSV {csv_n:,}"
+    cli_run = _find(table, csv_case, "xpg explain --workers 1 (run)")
+    cli_whole = _find(table, csv_case, "xpg explain --workers 1 (whole)")
+    p1 = _find(table, "adult depth 14", "processes 1")
+    pw = _find(table, "adult depth 14", f"processes {w}")
+    dw = _find(table, "adult depth 14", f"dask {w}")
+    notes += [
+        f"target 1, xpg explain --workers 1 >= 80% of the loop on the CSV: "
+        f"{100 * cli_run['vs_loop']:.0f}% for the command's run "
+        f"({'met' if cli_run['vs_loop'] >= 0.8 else 'NOT met'}), "
+        f"{100 * cli_whole['vs_loop']:.0f}% with interpreter start-up",
+        f"target 2, {w} processes >= 1.6x one on rows >= 1 ms: "
+        f"{pw['rows_per_s'] / p1['rows_per_s']:.2f}x "
+        f"({'met' if pw['rows_per_s'] >= 1.6 * p1['rows_per_s'] else 'NOT met'})",
+        f"target 3, dask {w} >= 70% of {w} processes on rows >= 1 ms: "
+        f"{100 * dw['rows_per_s'] / pw['rows_per_s']:.0f}% "
+        f"({'met' if dw['rows_per_s'] >= 0.7 * pw['rows_per_s'] else 'NOT met'})",
+    ]
+    md = markdown(table, notes) + "\n"
+    for path in write_outputs(folder, "batch_speed", {".csv": csv_text(table, COLUMNS), ".md": md}):
+        print(f"wrote {path}", file=sys.stderr)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
