@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -174,3 +175,31 @@ def test_the_explainer_pickles() -> None:
     first, second = explainer.explain_row(0, row), copy.explain_row(0, row)
     first.pop("seconds"), second.pop("seconds")
     assert first == second
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_column_path_agrees_with_the_value_path(seed: int) -> None:
+    """A frame's numeric columns are checked with numpy; each row's record must be the one
+    the per-value path (a mapping per row) gives, good values and bad ones alike."""
+    rng = np.random.default_rng(seed)
+    dg = random_decision_graph(seed, "tree", max_features=5)
+    points = ClassTable.of_graph(dg).points()
+    columns: dict[str, list[Any]] = {}
+    for j, f in enumerate(dg.features):
+        good = [x[j] for x in points]
+        if f.is_discrete:
+            bad = [99, -1, float("nan")]
+        else:
+            bad = [f.low - 1 if math.isfinite(f.low) else 0.5, float("nan"), math.inf]
+            if f.kind == "integer":
+                bad.append(0.5)
+        columns[f.name] = [
+            bad[rng.integers(len(bad))] if rng.random() < 0.1 else good[i]
+            for i in range(len(points))
+        ]
+    frame = pd.DataFrame(columns)
+    by_frame = list(xpg.explain_many(dg, frame))
+    by_rows = list(xpg.explain_many(dg, frame.to_dict("records")))
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in by_frame]
+    assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in by_rows]
+    assert any("error" in r for r in by_frame) or len(points) < 5
