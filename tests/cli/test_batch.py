@@ -234,3 +234,16 @@ def test_parquet_round_trip_and_limit(
         total = len(whole["axps"]) + len(whole["cxps"])
         assert len(record["axps"]) + len(record["cxps"]) == min(2, total)
         assert record["complete"] == (total < 2)
+
+
+def test_a_progress_bar_only_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xpg.cli.batch import _progress
+
+    chunks = [[{"row": 0}], [{"row": 1}, {"row": 2}]]
+    assert list(_progress(iter(chunks))) == chunks
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    assert list(_progress(iter(chunks))) == chunks
+    assert "3 rows" in capsys.readouterr().err
