@@ -3,6 +3,7 @@ the records of the in-process loop; a worker that dies loses only its chunk."""
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -93,3 +94,17 @@ def test_dask_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'xpg-toolkit\[scale\]'"):
         dask_client("local:2")
+
+
+def test_encoded_chunks_are_the_records_as_json_lines(case: Any) -> None:
+    explainer, frames = case
+    records = [r for chunk in run_in_process(explainer, frames) for r in chunk]
+    for route in (
+        lambda: run_in_process(explainer, frames, encode=True),
+        lambda: run_processes(explainer, frames, 2, encode=True),
+    ):
+        chunks = list(route())
+        lines = [json.loads(line) for c in chunks for line in c.text.splitlines()]
+        assert _strip([lines]) == _strip([records])
+        assert sum(c.rows for c in chunks) == len(records)
+        assert sum(c.errors for c in chunks) == 0

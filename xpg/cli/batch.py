@@ -92,14 +92,15 @@ def read_done(path: Path) -> tuple[set[int], int]:
 
 
 class JsonLinesWriter:
-    """Records as JSON lines on a stream, flushed after every chunk."""
+    """JSON Lines text (encoded by the workers) on a stream, flushed after every chunk."""
 
     def __init__(self, stream: IO[str], owned: bool) -> None:
         self.stream = stream
         self.owned = owned
 
-    def write(self, records: list[dict[str, Any]]) -> None:
-        self.stream.write("".join(json.dumps(r) + "\n" for r in records))
+    def write(self, chunk: Any) -> None:
+        """Write an :class:`~xpg.explain.batch.EncodedChunk`'s text and flush it."""
+        self.stream.write(chunk.text)
         self.stream.flush()
 
     def close(self) -> None:
@@ -181,7 +182,7 @@ def todo_chunks(data: str, chunk_rows: int, done: set[int], target: str | None) 
 
 
 # -- the command -----------------------------------------------------------------------------------
-def _progress(chunks: Iterable[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
+def _progress(chunks: Iterable[Any]) -> Iterator[Any]:
     """A tqdm bar on standard error, only when it is a terminal."""
     if not sys.stderr.isatty():
         yield from chunks
@@ -189,9 +190,16 @@ def _progress(chunks: Iterable[list[dict[str, Any]]]) -> Iterator[list[dict[str,
     from tqdm import tqdm
 
     with tqdm(unit=" rows", file=sys.stderr, dynamic_ncols=True) as bar:
-        for records in chunks:
-            bar.update(len(records))
-            yield records
+        for chunk in chunks:
+            bar.update(_rows_errors(chunk)[0])
+            yield chunk
+
+
+def _rows_errors(chunk: Any) -> tuple[int, int]:
+    """Rows and error records of a route's chunk: records, or their encoded text."""
+    if isinstance(chunk, list):
+        return len(chunk), sum("error" in r for r in chunk)
+    return chunk.rows, chunk.errors
 
 
 def _check_arguments(args: argparse.Namespace) -> str | None:
@@ -252,17 +260,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
     rows = errors = 0
     try:
         chunks = todo_chunks(args.data, args.chunk_rows, done, args.target)
+        encode = kind != "parquet"  # JSON Lines: the workers encode, this process copies text
         if args.scheduler is not None:
             client, cluster = dask_client(args.scheduler)
-            results = run_dask(explainer, chunks, client)
+            results = run_dask(explainer, chunks, client, encode=encode)
         elif args.workers > 1:
-            results = run_processes(explainer, chunks, args.workers)
+            results = run_processes(explainer, chunks, args.workers, encode=encode)
         else:
-            results = run_in_process(explainer, chunks)
-        for records in _progress(results):
-            writer.write(records)
-            rows += len(records)
-            errors += sum("error" in r for r in records)
+            results = run_in_process(explainer, chunks, encode=encode)
+        for chunk in _progress(results):
+            writer.write(chunk)
+            n, bad = _rows_errors(chunk)
+            rows += n
+            errors += bad
         if kind == "parquet":
             writer.close()
     finally:

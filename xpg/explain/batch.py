@@ -34,10 +34,11 @@ KR 2021, Def. 3 (explanation graphs) and Alg. 4 (enumeration).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -302,6 +303,29 @@ class BatchExplainer:
     def explain_chunk(self, frame: Any) -> list[Record]:
         """:meth:`explain_frame` as a list (what a worker returns for one chunk)."""
         return list(self.explain_frame(frame))
+
+    def explain_lines(self, frame: Any) -> EncodedChunk:
+        """:meth:`explain_frame` as JSON Lines text: a worker encodes, so that the process
+        writing the output only copies text (its work is the part no worker can share)."""
+        return encode_records(self.explain_chunk(frame))
+
+
+class EncodedChunk(NamedTuple):
+    """The records of a chunk as JSON Lines text, with how many rows and errors it holds."""
+
+    text: str
+    rows: int
+    errors: int
+
+
+def encode_records(records: Sequence[Record]) -> EncodedChunk:
+    """Records as JSON Lines (one ``json.dumps`` per line, as ``xpg enum --json`` prints).
+
+    >>> encode_records([{"row": 3, "error": "bad"}])
+    EncodedChunk(text='{"row": 3, "error": "bad"}\\n', rows=1, errors=1)
+    """
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    return EncodedChunk(text, len(records), sum("error" in r for r in records))
 
 
 def explain_many(

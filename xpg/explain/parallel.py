@@ -2,7 +2,9 @@
 
 Every route takes a :class:`~xpg.explain.batch.BatchExplainer` (the compiled model and the
 options) and an iterable of pandas ``DataFrame`` chunks, and yields each chunk's records as
-a list:
+a list, or with ``encode=True`` as JSON Lines text encoded by the worker
+(:class:`~xpg.explain.batch.EncodedChunk`: the process writing the output then only copies
+text, which keeps it from becoming the bottleneck of many workers):
 
 * :func:`run_in_process`: chunk after chunk, in this process (no start-up cost at all).
 * :func:`run_processes`: ``N`` local processes (``concurrent.futures``, forked when that is
@@ -39,21 +41,32 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from xpg.errors import InvalidParameterError, MissingExtraError
-from xpg.explain.batch import BatchExplainer, Record
+from xpg.explain.batch import BatchExplainer, EncodedChunk, Record, encode_records
+
+#: what a route yields per chunk: the records, or (``encode=True``) their JSON Lines text
+Chunk = list[Record] | EncodedChunk
 
 #: the extra that brings Dask (and pandas)
 SCALE_EXTRA = "pip install 'xpg-toolkit[scale]'"
 
 
-def error_records(frame: Any, message: str) -> list[Record]:
+def error_records(frame: Any, message: str, encode: bool = False) -> Chunk:
     """One error record per row of ``frame`` (a chunk that could not be explained)."""
-    return [{"row": int(row), "error": message} for row in frame.index]
+    records: list[Record] = [{"row": int(row), "error": message} for row in frame.index]
+    return encode_records(records) if encode else records
 
 
-def run_in_process(explainer: BatchExplainer, chunks: Iterable[Any]) -> Iterator[list[Record]]:
-    """Each chunk's records, in this process, in row order."""
+def explain(explainer: BatchExplainer, frame: Any, encode: bool) -> Chunk:
+    """One chunk's records, or their JSON Lines text."""
+    return explainer.explain_lines(frame) if encode else explainer.explain_chunk(frame)
+
+
+def run_in_process(
+    explainer: BatchExplainer, chunks: Iterable[Any], *, encode: bool = False
+) -> Iterator[Chunk]:
+    """Each chunk's records (their text with ``encode``), in this process, in row order."""
     for frame in chunks:
-        yield explainer.explain_chunk(frame)
+        yield explain(explainer, frame, encode)
 
 
 # -- local processes ---------------------------------------------------------------------------
@@ -68,9 +81,9 @@ def _init_worker(explainer: BatchExplainer) -> None:
     _WORKER_EXPLAINER = explainer
 
 
-def _worker_chunk(frame: Any) -> list[Record]:
+def _worker_chunk(frame: Any, encode: bool) -> Chunk:
     assert _WORKER_EXPLAINER is not None  # set by _init_worker before any task runs
-    return _WORKER_EXPLAINER.explain_chunk(frame)
+    return explain(_WORKER_EXPLAINER, frame, encode)
 
 
 def start_method() -> str:
@@ -92,9 +105,10 @@ def _new_pool(explainer: BatchExplainer, workers: int) -> ProcessPoolExecutor:
 
 
 def run_processes(
-    explainer: BatchExplainer, chunks: Iterable[Any], workers: int
-) -> Iterator[list[Record]]:
-    """Each chunk's records, computed by ``workers`` local processes, in row order.
+    explainer: BatchExplainer, chunks: Iterable[Any], workers: int, *, encode: bool = False
+) -> Iterator[Chunk]:
+    """Each chunk's records (their text with ``encode``), computed by ``workers`` local
+    processes, in row order.
 
     Raises
     ------
@@ -104,7 +118,7 @@ def run_processes(
     if workers < 1:
         raise InvalidParameterError(f"workers: expected a positive number, found {workers}")
     pool = _new_pool(explainer, workers)
-    pending: collections.deque[tuple[Any, Future[list[Record]]]] = collections.deque()
+    pending: collections.deque[tuple[Any, Future[Chunk]]] = collections.deque()
     source = iter(chunks)
     try:
         while True:
@@ -112,7 +126,7 @@ def run_processes(
                 frame = next(source, None)
                 if frame is None:
                     break
-                pending.append((frame, pool.submit(_worker_chunk, frame)))
+                pending.append((frame, _submit(pool, frame, encode)))
             if not pending:
                 return
             frame, future = pending[0]
@@ -122,7 +136,7 @@ def run_processes(
                 pool.shutdown(wait=False, cancel_futures=True)
                 frames = [f for f, _ in pending]
                 pending.clear()
-                pool, retried = _retry_one_by_one(explainer, workers, frames)
+                pool, retried = _retry_one_by_one(explainer, workers, frames, encode)
                 yield from retried
                 continue
             pending.popleft()
@@ -131,27 +145,38 @@ def run_processes(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _submit(pool: ProcessPoolExecutor, frame: Any, encode: bool) -> Future[Chunk]:
+    """The future of a chunk; already failed when the pool broke before it was submitted."""
+    try:
+        return pool.submit(_worker_chunk, frame, encode)
+    except BrokenProcessPool as err:
+        failed: Future[Chunk] = Future()
+        failed.set_exception(err)
+        return failed
+
+
 def _retry_one_by_one(
-    explainer: BatchExplainer, workers: int, frames: list[Any]
-) -> tuple[ProcessPoolExecutor, list[list[Record]]]:
+    explainer: BatchExplainer, workers: int, frames: list[Any], encode: bool
+) -> tuple[ProcessPoolExecutor, list[Chunk]]:
     """The chunks in flight when a process died, each retried once, alone on a fresh pool."""
-    out = []
+    out: list[Chunk] = []
     pool = _new_pool(explainer, workers)
     for frame in frames:
         try:
-            out.append(pool.submit(_worker_chunk, frame).result())
+            out.append(pool.submit(_worker_chunk, frame, encode).result())
         except BrokenProcessPool:
             pool.shutdown(wait=False, cancel_futures=True)
             pool = _new_pool(explainer, workers)
-            out.append(error_records(frame, "the worker process died explaining this chunk, twice"))
+            message = "the worker process died explaining this chunk, twice"
+            out.append(error_records(frame, message, encode))
     return pool, out
 
 
 # -- Dask --------------------------------------------------------------------------------------
 
 
-def _dask_chunk(explainer: BatchExplainer, frame: Any) -> list[Record]:
-    return explainer.explain_chunk(frame)
+def _dask_chunk(explainer: BatchExplainer, frame: Any, encode: bool) -> Chunk:
+    return explain(explainer, frame, encode)
 
 
 def dask_client(scheduler: str) -> tuple[Any, Any]:
@@ -198,9 +223,15 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
 
 
 def run_dask(
-    explainer: BatchExplainer, chunks: Iterable[Any], client: Any, *, in_flight: int | None = None
-) -> Iterator[list[Record]]:
-    """Each chunk's records, computed on the Dask cluster of ``client``, as they complete.
+    explainer: BatchExplainer,
+    chunks: Iterable[Any],
+    client: Any,
+    *,
+    in_flight: int | None = None,
+    encode: bool = False,
+) -> Iterator[Chunk]:
+    """Each chunk's records (their text with ``encode``), computed on the Dask cluster of
+    ``client``, as they complete.
 
     ``in_flight`` chunks at most are submitted and not yet returned (default: four per
     worker thread), so that a file larger than memory streams through.
@@ -214,16 +245,16 @@ def run_dask(
     frames: dict[str, Any] = {}
     running = as_completed()
 
-    def collect(future: Any) -> list[Record]:
+    def collect(future: Any) -> Chunk:
         frame = frames.pop(future.key)
         if future.status == "finished":
-            records: list[Record] = future.result()
-            return records
-        err = future.exception()
-        return error_records(frame, f"the chunk failed on the cluster, twice: {type(err).__name__}")
+            done: Chunk = future.result()
+            return done
+        message = f"the chunk failed on the cluster, twice: {type(future.exception()).__name__}"
+        return error_records(frame, message, encode)
 
     for frame in chunks:
-        future = client.submit(_dask_chunk, remote, frame, retries=1, pure=False)
+        future = client.submit(_dask_chunk, remote, frame, encode, retries=1, pure=False)
         frames[future.key] = frame
         running.add(future)
         while running.count() >= in_flight:
