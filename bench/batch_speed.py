@@ -18,7 +18,9 @@ Cases:
   ``--scheduler local:N``.
 
 Routes, on the same rows: ``loop`` (a Python loop: ``ExplanationGraph.from_decision_graph``
-and ``enumerate_explanations`` per row, as a user would write it), ``processes 1`` and
+and ``enumerate_explanations`` per row, as a user would write it), ``in-process chunks``
+(:func:`xpg.explain.parallel.run_in_process`: the records encoded as JSON Lines, as the
+command writes them; every route below encodes too), ``processes 1`` and
 ``processes N`` (:func:`xpg.explain.parallel.run_processes`: spawn start-up included),
 ``dask N`` (:func:`xpg.explain.parallel.run_dask` on a ``LocalCluster`` of N single-threaded
 worker processes; the cluster's start-up is reported apart, as a cluster outlives one
@@ -166,13 +168,14 @@ class Case:
         ]
 
     def measure(self, route: str, workers: int, run: Callable[[], Any]) -> None:
-        """Time ``run()`` (an iterator of record lists) and check its records; the wall and
-        CPU time of the fastest run are kept."""
+        """Time ``run()`` (an iterator of encoded chunks: JSON Lines, as ``xpg explain``
+        writes them) and check its records; the wall and CPU time of the fastest run are
+        kept."""
         seconds, cpu = math.inf, math.inf
         for _ in range(self.repeat):
             cpu_start = cpu_clock()
             start = time.perf_counter()
-            records = [r for chunk in run() for r in chunk]
+            records = [json.loads(line) for chunk in run() for line in chunk.text.splitlines()]
             wall = time.perf_counter() - start
             used = cpu_clock() - cpu_start
             if wall < seconds:
@@ -188,10 +191,12 @@ class Case:
     def local_routes(self, workers: int) -> None:
         """In process, then local processes (before any Dask thread runs: see start_method)."""
         explainer, chunks = self.explainer, self.chunks
-        self.measure("in-process chunks", 1, lambda: run_in_process(explainer, chunks))
-        self.measure("processes 1", 1, lambda: run_processes(explainer, chunks, 1))
+        self.measure("in-process chunks", 1, lambda: run_in_process(explainer, chunks, encode=True))
+        self.measure("processes 1", 1, lambda: run_processes(explainer, chunks, 1, encode=True))
         self.measure(
-            f"processes {workers}", workers, lambda: run_processes(explainer, chunks, workers)
+            f"processes {workers}",
+            workers,
+            lambda: run_processes(explainer, chunks, workers, encode=True),
         )
 
 
@@ -330,7 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             case.measure(
                 f"dask {args.workers}",
                 args.workers,
-                lambda e=case.explainer, c=case.chunks: run_dask(e, c, client),
+                lambda e=case.explainer, c=case.chunks: run_dask(e, c, client, encode=True),
             )
     finally:
         client.close()
