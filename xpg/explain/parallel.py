@@ -134,9 +134,9 @@ def run_processes(
                 records = future.result()
             except BrokenProcessPool:
                 pool.shutdown(wait=False, cancel_futures=True)
-                frames = [f for f, _ in pending]
+                in_flight = list(pending)
                 pending.clear()
-                pool, retried = _retry_one_by_one(explainer, workers, frames, encode)
+                pool, retried = _retry_one_by_one(explainer, workers, in_flight, encode)
                 yield from retried
                 continue
             pending.popleft()
@@ -156,12 +156,19 @@ def _submit(pool: ProcessPoolExecutor, frame: Any, encode: bool) -> Future[Chunk
 
 
 def _retry_one_by_one(
-    explainer: BatchExplainer, workers: int, frames: list[Any], encode: bool
+    explainer: BatchExplainer,
+    workers: int,
+    in_flight: list[tuple[Any, Future[Chunk]]],
+    encode: bool,
 ) -> tuple[ProcessPoolExecutor, list[Chunk]]:
-    """The chunks in flight when a process died, each retried once, alone on a fresh pool."""
+    """The chunks in flight when a process died: those that had finished keep their result,
+    the others are retried once, each alone on a fresh pool."""
     out: list[Chunk] = []
     pool = _new_pool(explainer, workers)
-    for frame in frames:
+    for frame, future in in_flight:
+        if future.done() and not future.cancelled() and future.exception() is None:
+            out.append(future.result())
+            continue
         try:
             out.append(pool.submit(_worker_chunk, frame, encode).result())
         except BrokenProcessPool:
