@@ -21,12 +21,13 @@ Routes, on the same rows: ``loop`` (a Python loop: ``ExplanationGraph.from_decis
 and ``enumerate_explanations`` per row, as a user would write it), ``in-process chunks``
 (:func:`xpg.explain.parallel.run_in_process`: the records encoded as JSON Lines, as the
 command writes them; every route below encodes too), ``processes 1`` and
-``processes N`` (:func:`xpg.explain.parallel.run_processes`: spawn start-up included),
+``processes N`` (:func:`xpg.explain.parallel.run_processes`: process start-up included),
 ``dask N`` (:func:`xpg.explain.parallel.run_dask` on a ``LocalCluster`` of N single-threaded
 worker processes; the cluster's start-up is reported apart, as a cluster outlives one
 batch).  Every route's records are checked equal to the loop's.  Times are wall-clock
 (``time.perf_counter``, parallel work cannot be measured in the CPU time of one process),
-the best of ``--repeat`` runs.
+the best of ``--repeat`` rounds, every route measured in turn in each round (so that a change
+in the machine's load hits all routes alike).
 ``overhead_us`` is the worker time per row beyond the loop's, ``(N * seconds - loop
 seconds) / rows``; ``efficiency`` is the speed-up over the loop divided by N.  The machine
 may be busy with other work, which inflates wall-clock times of parallel routes most: so
@@ -108,20 +109,29 @@ def cpu_clock() -> float:
     return time.process_time() + ended.ru_utime + ended.ru_stime + live
 
 
-def loop_times(dg: Any, frame: Any) -> tuple[float, float, np.ndarray, list[dict[str, Any]]]:
-    """The plain loop: wall and CPU time, the wall time of each row, the records."""
+def loop_times(dg: Any, frame: Any) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """The loop's records (for checking the routes), and the wall time of each row."""
     values = frame.to_numpy().tolist()
     times = np.empty(len(values))
     records = []
-    cpu = time.process_time()
-    start = time.perf_counter()
     for i, x in enumerate(values):
         t = time.perf_counter()
         xg = ExplanationGraph.from_decision_graph(dg, x)
         result = enumerate_explanations(xg).to_json()
         times[i] = time.perf_counter() - t
         records.append({"row": i, "prediction": str(xg.prediction), **result})
-    return time.perf_counter() - start, time.process_time() - cpu, times, records
+    return times, records
+
+
+def timed_loop(dg: Any, frame: Any) -> tuple[float, float]:
+    """Wall and CPU time of the plain loop, a user's: the XpG and every explanation of each
+    row, nothing kept (keeping every result would add garbage-collection work of its own)."""
+    values = frame.to_numpy().tolist()
+    cpu = time.process_time()
+    start = time.perf_counter()
+    for x in values:
+        enumerate_explanations(ExplanationGraph.from_decision_graph(dg, x))
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def _route_row(
@@ -151,46 +161,43 @@ def _route_row(
 
 
 class Case:
-    """The rows of one case, the loop's time and records, and the routes measured so far."""
+    """The rows of one case, the loop's records, and the best (wall, CPU, workers) of each
+    route over the rounds measured so far."""
 
-    def __init__(self, name: str, dg: Any, frame: Any, chunk_rows: int, repeat: int) -> None:
-        self.name, self.dg, self.frame, self.repeat = name, dg, frame, repeat
+    def __init__(self, name: str, dg: Any, frame: Any, chunk_rows: int) -> None:
+        self.name, self.dg, self.frame = name, dg, frame
         self.chunks = _chunks(frame, chunk_rows)
         self.explainer = BatchExplainer(dg)
-        self.loop, self.loop_cpu, _, expected = loop_times(dg, frame)
-        for _ in range(repeat - 1):
-            wall, cpu, _, _ = loop_times(dg, frame)
-            self.loop, self.loop_cpu = min(self.loop, wall), min(self.loop_cpu, cpu)
-        self.expected = _strip(expected)
-        n = len(frame)
-        self.rows = [
-            _route_row(name, "loop", n, self.loop, self.loop, 1, self.loop_cpu, self.loop_cpu)
-        ]
+        self.expected = _strip(loop_times(dg, frame)[1])
+        self.best: dict[str, tuple[float, float | None, int]] = {}
+
+    def keep(self, route: str, wall: float, cpu: float | None, workers: int) -> None:
+        if route not in self.best or wall < self.best[route][0]:
+            self.best[route] = (wall, cpu, workers)
+        rate = len(self.frame) / wall
+        print(f"{self.name:>30} {route:>18}: {rate:>9.1f} rows/s", file=sys.stderr)
+
+    def measure_loop(self) -> None:
+        wall, cpu = timed_loop(self.dg, self.frame)
+        self.keep("loop", wall, cpu, 1)
 
     def measure(self, route: str, workers: int, run: Callable[[], Any]) -> None:
         """Time ``run()`` (an iterator of encoded chunks: JSON Lines, as ``xpg explain``
-        writes them) and check its records; the wall and CPU time of the fastest run are
-        kept."""
-        seconds, cpu = math.inf, math.inf
-        for _ in range(self.repeat):
-            cpu_start = cpu_clock()
-            start = time.perf_counter()
-            records = [json.loads(line) for chunk in run() for line in chunk.text.splitlines()]
-            wall = time.perf_counter() - start
-            used = cpu_clock() - cpu_start
-            if wall < seconds:
-                seconds, cpu = wall, used
-            if _strip(records) != self.expected:
-                raise RuntimeError(f"{self.name}, {route}: the records differ from the loop's")
-        row = _route_row(
-            self.name, route, len(self.frame), seconds, self.loop, workers, cpu, self.loop_cpu
-        )
-        self.rows.append(row)
-        print(f"{self.name:>30} {route:>18}: {row['rows_per_s']:>9} rows/s", file=sys.stderr)
+        writes them) and check its records."""
+        cpu_start = cpu_clock()
+        start = time.perf_counter()
+        records = [json.loads(line) for chunk in run() for line in chunk.text.splitlines()]
+        wall = time.perf_counter() - start
+        cpu = cpu_clock() - cpu_start
+        if _strip(records) != self.expected:
+            raise RuntimeError(f"{self.name}, {route}: the records differ from the loop's")
+        self.keep(route, wall, cpu, workers)
 
     def local_routes(self, workers: int) -> None:
-        """In process, then local processes (before any Dask thread runs: see start_method)."""
+        """The loop, in process, then local processes (while no Dask thread runs: see
+        :func:`xpg.explain.parallel.start_method`)."""
         explainer, chunks = self.explainer, self.chunks
+        self.measure_loop()
         self.measure("in-process chunks", 1, lambda: run_in_process(explainer, chunks, encode=True))
         self.measure("processes 1", 1, lambda: run_processes(explainer, chunks, 1, encode=True))
         self.measure(
@@ -199,12 +206,20 @@ class Case:
             lambda: run_processes(explainer, chunks, workers, encode=True),
         )
 
+    def rows(self) -> list[dict[str, Any]]:
+        loop, loop_cpu, _ = self.best["loop"]
+        n = len(self.frame)
+        return [
+            _route_row(self.name, route, n, wall, loop, w, cpu, loop_cpu or 0.0)
+            for route, (wall, cpu, w) in self.best.items()
+        ]
 
-def heavy_case(ds: Any, rows: Sequence[int], chunk_rows: int, repeat: int) -> tuple[Case, str]:
+
+def heavy_case(ds: Any, rows: Sequence[int], chunk_rows: int) -> tuple[Case, str]:
     """Rows taking at least 1 ms: adult's tested rows on a depth-14 tree (the size of the
     issue's 2,471-node tree), those whose loop time is >= 1 ms kept."""
     model = train_tree(ds, max_depth=14)
-    _, _, times, _ = loop_times(model.dg, _frame(ds, rows))
+    times, _ = loop_times(model.dg, _frame(ds, rows))
     kept = [int(rows[i]) for i in np.flatnonzero(times >= 1e-3)]
     note = (
         f"heavy rows: the first {len(rows)} tested rows of adult on a depth-14 tree "
@@ -212,7 +227,7 @@ def heavy_case(ds: Any, rows: Sequence[int], chunk_rows: int, repeat: int) -> tu
         f"(median {1e3 * float(np.median(times[times >= 1e-3])):.2f} ms per row)"
     )
     name = f"adult depth 14 ({len(model.dg)} nodes), rows >= 1 ms"
-    return Case(name, model.dg, _frame(ds, kept), chunk_rows, repeat), note
+    return Case(name, model.dg, _frame(ds, kept), chunk_rows), note
 
 
 def cli_runs(
@@ -238,39 +253,53 @@ def cli_runs(
     data.to_csv(csv, index=False)
     model_path = folder / "model.json"
     save_model(tree_from_sklearn(model.original, ds.features), model_path)
-    back = pd.read_csv(csv)  # the loop explains the values the command reads
-    loop, loop_cpu, _, expected = loop_times(model.dg, back[ds.feature_names])
-    for _ in range(repeat - 1):
-        wall_loop, cpu_loop, _, _ = loop_times(model.dg, back[ds.feature_names])
-        loop, loop_cpu = min(loop, wall_loop), min(loop_cpu, cpu_loop)
+    back = pd.read_csv(csv)[ds.feature_names]  # the loop explains what the command reads
+    expected = _strip(loop_times(model.dg, back)[1])
     case = f"CSV {len(rows):,} rows ({label})"
-    out = [_route_row(case, "loop", len(rows), loop, loop, 1, loop_cpu, loop_cpu)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
-    for route, extra, n in routes:
-        target = folder / "out.jsonl"
-        argv = [sys.executable, "-m", "xpg", "explain", str(model_path), "--data", str(csv)]
-        wall = inner = cpu = math.inf
-        for _ in range(repeat):
+    argv = [sys.executable, "-m", "xpg", "explain", str(model_path), "--data", str(csv)]
+    best: dict[str, tuple[float, float | None, int]] = {}
+
+    def keep(route: str, wall: float, cpu: float | None, workers: int) -> None:
+        if route not in best or wall < best[route][0]:
+            best[route] = (wall, cpu, workers)
+
+    for _ in range(repeat):  # rounds: every route in turn, so that the load hits all alike
+        keep("loop", *timed_loop(model.dg, back), 1)
+        for route, extra, n in routes:
+            target = folder / "out.jsonl"
             cpu_start = cpu_clock()
             start = time.perf_counter()
             proc = subprocess.run(
                 [*argv, "-o", str(target), *extra], capture_output=True, text=True, env=env
             )
-            elapsed = time.perf_counter() - start
-            used = cpu_clock() - cpu_start
-            if elapsed < wall:
-                wall, cpu = elapsed, used
+            wall = time.perf_counter() - start
+            cpu = cpu_clock() - cpu_start
             if proc.returncode != 0:
                 raise RuntimeError(f"{route}: exit {proc.returncode}: {proc.stderr.strip()}")
+            records = [json.loads(line) for line in target.read_text().splitlines()]
+            if _strip(records) != expected:
+                raise RuntimeError(f"{route}: the records differ from the loop's")
             # "xpg explain: R rows, E errors, X rows/s (S s)": S is the command's own run time
-            inner = min(inner, float(proc.stderr.rsplit("(", 1)[1].split(" s)")[0]))
-        records = [json.loads(line) for line in target.read_text().splitlines()]
-        if _strip(records) != _strip(expected):
-            raise RuntimeError(f"{route}: the records differ from the loop's")
-        out.append(_route_row(case, route + " (run)", len(rows), inner, loop, n, None, loop_cpu))
-        out.append(_route_row(case, route + " (whole)", len(rows), wall, loop, n, cpu, loop_cpu))
-        print(f"{case:>22} {route:>18}: {out[-2]['rows_per_s']:>9} rows/s", file=sys.stderr)
-    return out
+            inner = float(proc.stderr.rsplit("(", 1)[1].split(" s)")[0])
+            keep(route + " (run)", inner, None, n)
+            keep(route + " (whole)", wall, cpu, n)
+            print(f"{case:>22} {route:>18}: {len(rows) / inner:>9.1f} rows/s", file=sys.stderr)
+    loop, loop_cpu, _ = best["loop"]
+    return [
+        _route_row(case, route, len(rows), wall, loop, n, cpu, loop_cpu or 0.0)
+        for route, (wall, cpu, n) in best.items()
+    ]
+
+
+def _wait_for_no_thread(seconds: float = 10.0) -> None:
+    """Wait until the threads a closed Dask cluster leaves behind have ended, so that local
+    processes are forked as ``xpg explain`` forks them (see ``start_method``)."""
+    import threading
+
+    deadline = time.perf_counter() + seconds
+    while threading.active_count() > 1 and time.perf_counter() < deadline:
+        time.sleep(0.1)
 
 
 def markdown(rows: list[dict[str, Any]], notes: list[str]) -> str:
@@ -316,36 +345,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         model = train_tree(ds)
         trained[name] = (ds, model)
         frame = _frame(ds, ds.tested.tolist()[:cap])
-        cases.append(
-            Case(f"{name} ({len(model.dg)} nodes)", model.dg, frame, args.chunk_rows, args.repeat)
-        )
-        cases[-1].local_routes(args.workers)
+        cases.append(Case(f"{name} ({len(model.dg)} nodes)", model.dg, frame, args.chunk_rows))
     adult, adult_model = trained["adult"]
     tested = adult.tested.tolist()
-    heavy, note = heavy_case(adult, tested[:heavy_n], max(1, min(args.chunk_rows, 32)), args.repeat)
-    heavy.local_routes(args.workers)
+    heavy, note = heavy_case(adult, tested[:heavy_n], max(1, min(args.chunk_rows, 32)))
     cases.append(heavy)
     method = start_method()
-    start = time.perf_counter()
-    client, cluster = dask_client(f"local:{args.workers}")
-    dask_start = time.perf_counter() - start
-    try:
-        list(run_dask(cases[0].explainer, cases[0].chunks[:2], client))  # workers import xpg
+    dask_start = math.inf
+    for _ in range(args.repeat):  # rounds: every route in turn, so that the load hits all alike
+        _wait_for_no_thread()
         for case in cases:
-            case.measure(
-                f"dask {args.workers}",
-                args.workers,
-                lambda e=case.explainer, c=case.chunks: run_dask(e, c, client, encode=True),
-            )
-    finally:
-        client.close()
-        cluster.close()
-    table = [row for case in cases for row in case.rows]
+            case.local_routes(args.workers)
+        start = time.perf_counter()
+        client, cluster = dask_client(f"local:{args.workers}")
+        dask_start = min(dask_start, time.perf_counter() - start)
+        try:
+            list(run_dask(cases[0].explainer, cases[0].chunks[:2], client))  # workers import xpg
+            for case in cases:
+                case.measure(
+                    f"dask {args.workers}",
+                    args.workers,
+                    lambda e=case.explainer, c=case.chunks, k=client: run_dask(
+                        e, c, k, encode=True
+                    ),
+                )
+        finally:
+            client.close()
+            cluster.close()
+    table = [row for case in cases for row in case.rows()]
     notes = [
         f"machine: {os.cpu_count()} cores (shared with other work while measured); Dask "
         f"LocalCluster start-up {dask_start:.2f} s, not in the dask rows; chunks of "
         f"{args.chunk_rows} rows (32 for the heavy rows); processes started with "
-        f"'{method}'",
+        f"'{method}'; best of {args.repeat} rounds, each route in turn in every round",
         note,
     ]
     w = args.workers
