@@ -12,7 +12,7 @@ Examples
 ...     run("nope", [])
 ... except UnknownBenchmarkError as err:
 ...     print(err)  # doctest: +ELLIPSIS
-unknown benchmark 'nope'; expected one of compile, core-speed, ...
+unknown benchmark 'nope'; expected one of batch, compile, core-speed, ...
 """
 
 from __future__ import annotations
