@@ -356,6 +356,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--target", metavar="COLUMN", help='a column copied into each record as "label"')
     p.add_argument(
+        "--json",
+        action="store_true",
+        help="accepted as by every command that prints results: the records are JSON always",
+    )
+    p.add_argument(
         "--chunk-rows",
         type=positive_int,
         default=DEFAULT_CHUNK_ROWS,
