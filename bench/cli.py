@@ -12,7 +12,7 @@ Examples
 ...     run("nope", [])
 ... except UnknownBenchmarkError as err:
 ...     print(err)  # doctest: +ELLIPSIS
-unknown benchmark 'nope'; expected one of compile, core-speed, ...
+unknown benchmark 'nope'; expected one of batch, compile, core-speed, ...
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ BENCHMARKS: dict[str, str] = {
     "reading": "bench.reading_speed",
     "risk-speed": "bench.risk_speed",
     "robustness": "bench.robustness_speed",
+    "batch": "bench.batch_speed",
 }
 
 

@@ -75,7 +75,7 @@ def test_bench_needs_a_checkout(
     assert "root of an xpg checkout" in capsys.readouterr().err
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     assert main(["bench", "tabel2"]) == 2
-    assert "unknown benchmark 'tabel2'; expected one of compile, core-speed" in (
+    assert "unknown benchmark 'tabel2'; expected one of batch, compile, core-speed" in (
         capsys.readouterr().err
     )
     assert main(["bench", "core-speed", "--help"]) == 0

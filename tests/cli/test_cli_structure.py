@@ -44,7 +44,7 @@ def _subcommands() -> list[str]:
 def test_every_command_comes_from_a_registered_module() -> None:
     assert all(callable(getattr(m, "register", None)) for m in COMMAND_MODULES)
     assert _subcommands() == [
-        "demo", "learn", "import", "axp", "cxp", "enum", "export", "validate",
+        "demo", "learn", "import", "axp", "cxp", "enum", "explain", "export", "validate",
         "member", "features", "smallest", "verify", "robustness", "draw", "bench",
     ]  # fmt: skip
     modules = {p.stem for p in CLI_DIR.glob("*.py")} - {"__init__", "main", "common"}

@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from xpg import __version__
-from xpg.cli import bench, demo, draw, explain, files, learn, membership, robustness, verify
+from xpg.cli import batch, bench, demo, draw, explain, files, learn, membership, robustness, verify
 from xpg.cli.common import OneLineErrorParser, run_command
 
 #: The modules contributing sub-commands, each with ``register(subparsers)``, in help order.
@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     demo,
     learn,
     explain,
+    batch,
     files,
     membership,
     verify,

@@ -5,8 +5,9 @@ findAXp and findCXp), :mod:`~xpg.explain.marco` (Alg. 4, enumeration), :mod:`~xp
 (polynomial algorithms on tree XpGs, Prop. 6), :mod:`~xpg.explain.membership` (Props. 7-9),
 :mod:`~xpg.explain.relevance` (necessary, relevant, irrelevant features),
 :mod:`~xpg.explain.smallest` (minimum explanations), :mod:`~xpg.explain.describe` (conditions
-and counterexamples in the words of the model) and :mod:`~xpg.explain.exact_robustness` (exact
-l-infinity robustness of a decision graph).
+and counterexamples in the words of the model), :mod:`~xpg.explain.exact_robustness` (exact
+l-infinity robustness of a decision graph), :mod:`~xpg.explain.batch` (many rows, one record
+each) and :mod:`~xpg.explain.parallel` (those rows on processes or a Dask cluster).
 
 Each name is imported on first use (:mod:`xpg.core.lazy`): enumeration loads neither
 membership nor the smallest-explanation solvers.
@@ -18,6 +19,7 @@ from xpg.core import lazy as _lazy
 
 if TYPE_CHECKING:
     from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
+    from xpg.explain.batch import explain_many
     from xpg.explain.describe import axp_conditions, counterexample
     from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
     from xpg.explain.membership import (
@@ -38,6 +40,7 @@ _LAZY = {
     "find_cxp": "xpg.explain.axp_cxp",
     "is_weak_axp": "xpg.explain.axp_cxp",
     "is_weak_cxp": "xpg.explain.axp_cxp",
+    "explain_many": "xpg.explain.batch",
     "axp_conditions": "xpg.explain.describe",
     "counterexample": "xpg.explain.describe",
     "EnumerationResult": "xpg.explain.marco",
@@ -75,6 +78,7 @@ __all__ = [
     "classify_features",
     "counterexample",
     "enumerate_explanations",
+    "explain_many",
     "find_axp",
     "find_cxp",
     "is_member",

@@ -1,0 +1,110 @@
+"""The routes of a batch (:mod:`xpg.explain.parallel`): local processes and a Dask cluster give
+the records of the in-process loop; a worker that dies loses only its chunk."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xpg.errors import InvalidParameterError, MissingExtraError
+from xpg.explain.batch import BatchExplainer, Record
+from xpg.explain.parallel import dask_client, run_dask, run_in_process, run_processes
+from xpg.testing import ClassTable, random_decision_graph
+
+
+def _frames(dg: Any, size: int) -> list[pd.DataFrame]:
+    points = ClassTable.of_graph(dg).points()
+    frame = pd.DataFrame(points, columns=[f.name for f in dg.features])
+    return [frame.iloc[i : i + size] for i in range(0, len(frame), size)]
+
+
+def _strip(chunks: Any) -> list[Record]:
+    return [{k: v for k, v in r.items() if k != "seconds"} for c in chunks for r in c]
+
+
+@pytest.fixture(scope="module")
+def case() -> tuple[BatchExplainer, list[pd.DataFrame]]:
+    dg = random_decision_graph(3, "dag")
+    return BatchExplainer(dg, kinds="axp,cxp,features"), _frames(dg, 7)
+
+
+class KillingExplainer(BatchExplainer):
+    """Kills its worker process on the chunk holding row 13 (a crash, not an exception)."""
+
+    def explain_chunk(self, frame: Any) -> list[Record]:
+        if 13 in frame.index:
+            os._exit(3)
+        return super().explain_chunk(frame)
+
+
+def test_local_processes_give_the_in_process_records_in_row_order(case: Any) -> None:
+    explainer, frames = case
+    assert len(frames) > 4
+    expected = _strip(run_in_process(explainer, frames))
+    assert [r["row"] for r in expected] == list(range(len(expected)))
+    assert _strip(run_processes(explainer, frames, 2)) == expected
+
+
+def test_a_dead_worker_loses_only_its_chunk(case: Any) -> None:
+    explainer, frames = case
+    killer = KillingExplainer(explainer.dg, kinds=explainer.kinds)
+    expected = _strip(run_in_process(explainer, frames))
+    got = _strip(run_processes(killer, frames, 2))
+    assert [r["row"] for r in got] == [r["row"] for r in expected]
+    lost = [r["row"] for r in got if "error" in r]
+    assert lost == list(range(7, 14))  # the chunk of rows 7..13, retried once, then reported
+    assert all("died" in r["error"] for r in got if "error" in r)
+    assert [r for r in got if "error" not in r] == [r for r in expected if r["row"] not in lost]
+
+
+def test_workers_must_be_positive(case: Any) -> None:
+    with pytest.raises(InvalidParameterError, match="positive"):
+        list(run_processes(case[0], case[1], 0))
+
+
+def test_dask_local_cluster_gives_the_same_records_as_they_arrive(case: Any) -> None:
+    explainer, frames = case
+    expected = _strip(run_in_process(explainer, frames))
+    bad = frames[1].copy()
+    column = bad.columns[0]
+    bad[column] = bad[column].astype(object)
+    bad.at[bad.index[0], column] = np.array([1, 2])  # conversion raises a ValueError
+    client, cluster = dask_client("local:2")
+    try:
+        got = _strip(run_dask(explainer, frames, client, in_flight=3))
+        failed = _strip(run_dask(explainer, [frames[0], bad], client))
+    finally:
+        client.close()
+        cluster.close()
+    assert sorted(got, key=lambda r: r["row"]) == expected
+    assert sorted(r["row"] for r in failed if "error" in r) == bad.index.tolist()
+    assert all("failed on the cluster, twice" in r["error"] for r in failed if "error" in r)
+    assert [r for r in failed if "error" not in r] == expected[: len(frames[0])]
+
+
+def test_dask_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
+    for bad in ("local:0", "local:x", "localhost:8786"):
+        with pytest.raises(InvalidParameterError, match="expected"):
+            dask_client(bad)
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'xpg-toolkit\[scale\]'"):
+        dask_client("local:2")
+
+
+def test_encoded_chunks_are_the_records_as_json_lines(case: Any) -> None:
+    explainer, frames = case
+    records = [r for chunk in run_in_process(explainer, frames) for r in chunk]
+    for route in (
+        lambda: run_in_process(explainer, frames, encode=True),
+        lambda: run_processes(explainer, frames, 2, encode=True),
+    ):
+        chunks = list(route())
+        lines = [json.loads(line) for c in chunks for line in c.text.splitlines()]
+        assert _strip([lines]) == _strip([records])
+        assert sum(c.rows for c in chunks) == len(records)
+        assert sum(c.errors for c in chunks) == 0

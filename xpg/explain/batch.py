@@ -1,0 +1,377 @@
+"""Explain many rows of data: one record per row, the model compiled once.
+
+Each row is converted to the model's feature domains, its explanation graph is built
+(:meth:`~xpg.core.xpgraph.ExplanationGraph.from_decision_graph`) and every AXp and CXp is
+enumerated (:func:`~xpg.explain.marco.enumerate_explanations`).  A record is the
+``xpg enum --json`` document of the row with the row number and the prediction in front::
+
+    {"row": 17, "prediction": "1", "axps": [["a", "b"]], "cxps": [["a"], ["b"]],
+     "complete": true, "seconds": 0.0004}
+
+Feature names are sorted inside each explanation; the lists keep the order in which the
+enumeration found them.  ``"label"`` (the target column's value, as text) follows the
+prediction when a target column is named and present; ``kinds`` containing ``"features"``
+adds ``"necessary"``, ``"relevant"`` and ``"irrelevant"`` (sorted names,
+:func:`~xpg.explain.relevance.classify_features`).  A row that cannot be explained (a missing
+feature, a value outside its domain, NaN) gives ``{"row": 17, "error": "..."}`` and the
+rows after it are explained as usual.
+
+Examples
+--------
+>>> from xpg.examples import and_graph
+>>> rows = [{"a": 1, "b": 1}, {"a": 0, "b": 1}, {"a": 1, "b": 7}]
+>>> for record in explain_many(and_graph(), rows):
+...     print({k: v for k, v in record.items() if k != "seconds"})
+{'row': 0, 'prediction': '1', 'axps': [['a', 'b']], 'cxps': [['a'], ['b']], 'complete': True}
+{'row': 1, 'prediction': '0', 'axps': [['a']], 'cxps': [['a']], 'complete': True}
+{'row': 2, 'error': "feature 'b': expected one of [0, 1], found 7"}
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, Def. 3 (explanation graphs) and Alg. 4 (enumeration).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from xpg.core.features import Feature
+from xpg.core.graph import DecisionGraph
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError, XpgError
+from xpg.explain.marco import enumerate_explanations
+from xpg.explain.relevance import classify_features
+
+#: what a record may hold besides the prediction: the explanation lists, the feature classes
+KINDS: tuple[str, ...] = ("axp", "cxp", "features")
+#: kinds named in the issue that no module computes yet
+PLANNED_KINDS: tuple[str, ...] = ("robustness",)
+
+Record = dict[str, Any]
+
+
+def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
+    """The kinds of a record, checked: ``"axp,cxp"`` or an iterable of names.
+
+    >>> parse_kinds("features, axp")
+    ('axp', 'features')
+
+    Raises
+    ------
+    InvalidQueryError
+        For an unknown or empty list of kinds.
+    """
+    names = [k.strip() for k in kinds.split(",")] if isinstance(kinds, str) else list(kinds)
+    names = [k for k in names if k]
+    for k in names:
+        if k in PLANNED_KINDS:
+            raise InvalidQueryError(f"kind {k!r} is not available yet; expected {', '.join(KINDS)}")
+        if k not in KINDS:
+            raise InvalidQueryError(f"unknown kind {k!r}; expected some of {', '.join(KINDS)}")
+    if not names:
+        raise InvalidQueryError(f"no kind given; expected some of {', '.join(KINDS)}")
+    return tuple(k for k in KINDS if k in names)
+
+
+def as_decision_graph(model: Any) -> DecisionGraph:
+    """The decision graph of ``model``: a :class:`DecisionGraph`, a model kind of
+    :mod:`xpg.models` (compiled and validated here) or a fitted scikit-learn tree."""
+    if isinstance(model, DecisionGraph):
+        return model
+    if hasattr(model, "tree_"):
+        from xpg.compile.sklearn_tree import from_sklearn_tree
+
+        return from_sklearn_tree(model)
+    if hasattr(model, "to_decision_graph"):
+        dg = model.to_decision_graph()
+        dg.validate()
+        return dg  # type: ignore[no-any-return]
+    raise InvalidModelError(
+        f"cannot explain with a {type(model).__name__}: expected a DecisionGraph, a model of "
+        "xpg.models or a fitted scikit-learn tree"
+    )
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    return type(value).__name__ in ("NAType", "NaTType")  # pandas' NA and NaT, unimported
+
+
+def convert_value(feature: Feature, value: Any) -> Any:
+    """``value`` (a Python, numpy or pandas scalar, or text) as a value of ``feature``.
+
+    >>> import numpy as np
+    >>> convert_value(Feature.integer("n", 0, 9), np.float64(3.0))
+    3
+    >>> convert_value(Feature.categorical("c", [1, 2]), "2")
+    2
+
+    Raises
+    ------
+    InvalidInstanceError
+        For a missing value (None, NaN) or a value outside the feature's domain.
+    """
+    if _is_missing(value):
+        raise InvalidInstanceError(f"feature {feature.name!r}: missing value (NaN or empty)")
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy scalar -> Python
+    if feature.is_discrete:
+        if isinstance(value, str):
+            return feature.parse_value(value)
+        if isinstance(value, bool):
+            value = int(value)
+        try:
+            return feature.values[feature.code(value)]  # 1.0 -> the declared 1
+        except (KeyError, TypeError):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # 7, not 7.0, when a missing value made the column float
+            raise InvalidInstanceError(
+                f"feature {feature.name!r}: expected one of {list(feature.values)!r}, "
+                f"found {value!r}"
+            ) from None
+    return feature.check_value(value.strip() if isinstance(value, str) else value)
+
+
+def column_values(feature: Feature, column: Any) -> tuple[list[Any], np.ndarray]:
+    """A pandas column's values as values of ``feature``, checked with numpy when the column
+    is numeric, and which of them are good; the others (and every value of a text column)
+    are left to :func:`convert_value`, whose error names the value at fault.
+
+    >>> import pandas as pd
+    >>> values, ok = column_values(Feature.integer("n", 0, 9), pd.Series([1.0, 2.5, None]))
+    >>> values[0], ok.tolist()
+    (1, [True, False, False])
+    """
+    kind = column.dtype.kind
+    if kind not in "biuf":
+        return column.tolist(), np.zeros(len(column), dtype=bool)
+    a = column.to_numpy(dtype=np.float64)
+    if feature.is_discrete:
+        numeric = [v for v in feature.values if isinstance(v, (int, float))]
+        canonical = {float(v): v for v in numeric}
+        ok = np.isin(a, np.asarray(numeric, dtype=np.float64))
+        return [canonical.get(x) for x in a.tolist()], ok
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(a) & (a >= feature.low) & (a <= feature.high)
+        if feature.kind != "integer":
+            return a.tolist(), ok
+        ok &= a == np.floor(a)
+    if kind in "iu":
+        return column.tolist(), ok  # exact, beyond 2**53 too
+    return np.where(ok, a, 0).astype(np.int64).tolist(), ok
+
+
+def _label_text(value: Any) -> str | None:
+    if _is_missing(value):
+        return None
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+class BatchExplainer:
+    """A compiled model and the options of a batch: turns rows into records.
+
+    Parameters
+    ----------
+    model : DecisionGraph, model of :mod:`xpg.models` or fitted scikit-learn tree
+        Compiled once, here.
+    kinds : str or iterable of str
+        Some of ``"axp"``, ``"cxp"``, ``"features"`` (see :func:`parse_kinds`).
+    limit, timeout : optional
+        The enumeration budget of each row (explanations, seconds), as ``xpg enum``'s.
+    target : str, optional
+        A column copied into each record as ``"label"`` when the row has it.
+
+    The object is picklable: parallel routes send it to each worker once.
+
+    Examples
+    --------
+    >>> from xpg.examples import and_graph
+    >>> explainer = BatchExplainer(and_graph(), kinds="cxp", target="y")
+    >>> record = explainer.explain_row(5, {"a": 1, "b": 0, "y": 0, "unused": "x"})
+    >>> record["row"], record["prediction"], record["label"], record["cxps"]
+    (5, '0', '0', [['b']])
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        kinds: str | Iterable[str] = ("axp", "cxp"),
+        limit: int | None = None,
+        timeout: float | None = None,
+        target: str | None = None,
+    ) -> None:
+        self.dg = as_decision_graph(model)
+        self.kinds = parse_kinds(kinds)
+        self.limit = limit
+        self.timeout = timeout
+        self.target = target
+        self.features: list[Feature] = list(self.dg.features)
+        self._enumerate = "axp" in self.kinds or "cxp" in self.kinds
+
+    def _record(
+        self, row: int, raw: Sequence[Any], label: tuple[bool, Any], converted: bool = False
+    ) -> Record:
+        start = time.perf_counter()
+        try:
+            values = (
+                raw
+                if converted
+                else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
+            )
+            xg = ExplanationGraph.from_decision_graph(self.dg, values)
+            record: Record = {"row": row, "prediction": str(xg.prediction)}
+            if label[0]:
+                record["label"] = _label_text(label[1])
+            if self._enumerate:
+                result = enumerate_explanations(xg, limit=self.limit, timeout=self.timeout)
+                if "axp" in self.kinds:
+                    record["axps"] = [sorted(x) for x in result.axps]
+                if "cxp" in self.kinds:
+                    record["cxps"] = [sorted(x) for x in result.cxps]
+                record["complete"] = result.complete
+            if "features" in self.kinds:
+                classes = classify_features(xg)
+                record["necessary"] = sorted(classes.necessary)
+                record["relevant"] = sorted(classes.relevant)
+                record["irrelevant"] = sorted(classes.irrelevant)
+        except XpgError as err:
+            return {"row": row, "error": " ".join(str(err).split())}
+        record["seconds"] = time.perf_counter() - start
+        return record
+
+    def explain_row(self, row: int, instance: Mapping[str, Any] | Sequence[Any]) -> Record:
+        """The record of one row: a mapping column -> value (other columns are ignored), or
+        the values in feature order."""
+        if isinstance(instance, Mapping):
+            missing = [f.name for f in self.features if f.name not in instance]
+            if missing:
+                names = ", ".join(map(repr, missing))
+                return {"row": row, "error": f"the row has no value for feature(s) {names}"}
+            raw: Sequence[Any] = [instance[f.name] for f in self.features]
+            has_label = self.target is not None and self.target in instance
+            label = (has_label, instance[self.target] if has_label else None)  # type: ignore[index]
+        else:
+            raw = list(instance)
+            if len(raw) != len(self.features):
+                return {
+                    "row": row,
+                    "error": f"expected {len(self.features)} values (one per feature), "
+                    f"found {len(raw)}",
+                }
+            label = (False, None)
+        return self._record(row, raw, label)
+
+    def explain_frame(self, frame: Any) -> Iterator[Record]:
+        """The records of a pandas ``DataFrame``'s rows, numbered by its index (the chunks of
+        :func:`xpg.io.tables.iter_table_chunks` are numbered over the whole file)."""
+        rows = [int(i) for i in frame.index]
+        columns = set(frame.columns)
+        missing = [f.name for f in self.features if f.name not in columns]
+        if missing:
+            names = ", ".join(map(repr, missing))
+            for row in rows:
+                yield {"row": row, "error": f"the data has no column for feature(s) {names}"}
+            return
+        columns_ok = [column_values(f, frame[f.name]) for f in self.features]
+        values = [v for v, _ in columns_ok]
+        ok = np.logical_and.reduce([m for _, m in columns_ok]).tolist()
+        raw = None if all(ok) else [frame[f.name].tolist() for f in self.features]
+        has_label = self.target is not None and self.target in columns
+        labels = frame[self.target].tolist() if has_label else [None] * len(rows)
+        for i, row in enumerate(rows):
+            label = (has_label, labels[i])
+            if ok[i]:
+                yield self._record(row, [column[i] for column in values], label, converted=True)
+            else:  # the per-value path names the feature and the value at fault
+                yield self._record(row, [column[i] for column in raw], label)  # type: ignore[union-attr]
+
+    def explain_chunk(self, frame: Any) -> list[Record]:
+        """:meth:`explain_frame` as a list (what a worker returns for one chunk)."""
+        return list(self.explain_frame(frame))
+
+    def explain_lines(self, frame: Any) -> EncodedChunk:
+        """:meth:`explain_frame` as JSON Lines text: a worker encodes, so that the process
+        writing the output only copies text (its work is the part no worker can share)."""
+        return encode_records(self.explain_chunk(frame))
+
+
+class EncodedChunk(NamedTuple):
+    """The records of a chunk as JSON Lines text, with how many rows and errors it holds."""
+
+    text: str
+    rows: int
+    errors: int
+
+
+def encode_records(records: Sequence[Record]) -> EncodedChunk:
+    """Records as JSON Lines (one ``json.dumps`` per line, as ``xpg enum --json`` prints).
+
+    >>> encode_records([{"row": 3, "error": "bad"}])
+    EncodedChunk(text='{"row": 3, "error": "bad"}\\n', rows=1, errors=1)
+    """
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    return EncodedChunk(text, len(records), sum("error" in r for r in records))
+
+
+def explain_many(
+    model: Any,
+    rows: Any,
+    *,
+    kinds: str | Iterable[str] = ("axp", "cxp"),
+    limit: int | None = None,
+    timeout: float | None = None,
+    target: str | None = None,
+    start: int = 0,
+) -> Iterator[Record]:
+    """One record per row, lazily; the model is compiled once (see :class:`BatchExplainer`).
+
+    Parameters
+    ----------
+    model : DecisionGraph, model of :mod:`xpg.models` or fitted scikit-learn tree
+    rows : pandas DataFrame, or iterable of mappings or of value sequences
+        A ``DataFrame``'s rows are numbered by its index; other rows ``start``, ``start + 1``...
+        Values are converted to each feature's domain (numpy and pandas scalars, text).
+    kinds : str or iterable of str
+        Some of ``"axp"``, ``"cxp"`` (the explanation lists) and ``"features"`` (necessary,
+        relevant and irrelevant features).
+    limit, timeout : optional
+        Enumeration budget per row: explanations, seconds (``"complete"`` says if it ran out).
+    target : str, optional
+        Column copied as ``"label"`` (as text) when the row has it.
+
+    Yields
+    ------
+    dict
+        ``{"row", "prediction", ["label"], "axps", "cxps", "complete", "seconds"}`` or
+        ``{"row", "error"}`` for a row that cannot be explained.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from xpg.examples import and_graph
+    >>> frame = pd.DataFrame({"a": [1, 1], "b": [1.0, float("nan")], "y": ["1", "0"]})
+    >>> records = list(explain_many(and_graph(), frame, kinds="axp", target="y"))
+    >>> records[0]["axps"], records[0]["label"], records[1]["error"]
+    ([['a', 'b']], '1', "feature 'b': missing value (NaN or empty)")
+    """
+    explainer = BatchExplainer(model, kinds=kinds, limit=limit, timeout=timeout, target=target)
+    if hasattr(rows, "columns") and hasattr(rows, "index"):
+        yield from explainer.explain_frame(rows)
+        return
+    for row, instance in enumerate(rows, start=start):
+        yield explainer.explain_row(row, instance)
