@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
     from xpg.explain.batch import explain_many
     from xpg.explain.describe import axp_conditions, counterexample
+    from xpg.explain.exact_robustness import Robustness, robustness
     from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
     from xpg.explain.membership import (
         Membership,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     )
     from xpg.explain.reach import path_to_zero
     from xpg.explain.relevance import FeatureClassification, classify_features
-    from xpg.explain.exact_robustness import Robustness, robustness
     from xpg.explain.smallest import SmallestExplanation, smallest_axp, smallest_cxp
     from xpg.explain.tree_xpg import tree_axps, tree_cxps
 

@@ -34,7 +34,15 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename
+    (binary formats: PNG, Parquet).
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.bin"
+    >>> write_bytes_atomic(target, b"\\x00\\x01")
+    >>> target.read_bytes()
+    b'\\x00\\x01'
+    """
     _write_atomic(path, data)
 
 
@@ -54,35 +62,6 @@ def _write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
             with os.fdopen(fd, "wb") as fb:
                 fb.write(data)
         os.chmod(tmp, _mode_for(target))  # mkstemp creates 0600; give what open() would
-        os.replace(tmp, target)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OutputError(f"{target}: cannot write: {err.strerror}") from None
-        raise
-
-
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename
-    (binary formats such as Parquet).
-
-    >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.bin"
-    >>> write_bytes_atomic(target, b"\\x00\\x01")
-    >>> target.read_bytes()
-    b'\\x00\\x01'
-    """
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(
-            dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp"
-        )
-    except OSError as err:
-        raise OutputError(f"{target}: cannot write here: {err.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, _mode_for(target))
         os.replace(tmp, target)
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
