@@ -247,3 +247,25 @@ def test_a_progress_bar_only_on_a_terminal(
     monkeypatch.setattr("sys.stderr.isatty", lambda: True)
     assert list(_progress(iter(chunks))) == chunks
     assert "3 rows" in capsys.readouterr().err
+
+
+def test_robustness_records_in_json_lines_and_parquet(
+    compas: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--kinds robustness``: each record holds what ``xpg.robustness`` finds for its row,
+    in JSON Lines as an object and in Parquet as its JSON text."""
+    import pandas as pd
+
+    args = [compas["model"], "--data", compas["small"], "--kinds", "robustness"]
+    jsonl, parquet = tmp_path / "r.jsonl", tmp_path / "r.parquet"
+    assert _run(capsys, *args, "-o", jsonl)[0] == 0
+    assert _run(capsys, *args, "-o", parquet)[0] == 0
+    records = _records(jsonl)
+    for record, text_row in list(zip(records, compas["rows"], strict=False))[:50]:
+        instance = {f.name: f.parse_value(text_row[f.name]) for f in compas["dg"].features}
+        want = xpg.robustness(compas["dg"], instance).to_json()
+        assert record["robustness"] == {
+            k: want[k] for k in ("distance", "counterexample", "counterexample_class")
+        }
+    frame = pd.read_parquet(parquet)
+    assert [json.loads(t) for t in frame["robustness"]] == [r["robustness"] for r in records]

@@ -160,10 +160,28 @@ def test_kinds() -> None:
     (record,) = xpg.explain_many(and_graph(), [[1, 0]], kinds="features")
     assert list(record) == ["row", "prediction", "necessary", "relevant", "irrelevant", "seconds"]
     assert record["necessary"] == ["b"] and record["irrelevant"] == ["a"]
-    for bad, message in [("axp,shap", "unknown kind 'shap'"), (" , ", "no kind"),
-                         ("robustness", "not available yet")]:  # fmt: skip
+    for bad, message in [("axp,shap", "unknown kind 'shap'"), (" , ", "no kind")]:
         with pytest.raises(InvalidQueryError, match=message):
             parse_kinds(bad)
+
+
+def test_robustness_records_match_the_query() -> None:
+    """Each record's robustness is what :func:`xpg.robustness` says of that row, and its
+    counterexample is classified otherwise by the graph."""
+    for seed in range(30):
+        dg = random_decision_graph(seed, ("tree", "dag", "ordered")[seed % 3])
+        names = [f.name for f in dg.features]
+        rows = [dict(zip(names, x, strict=True)) for x in ClassTable.of_graph(dg).points()[:5]]
+        records = list(xpg.explain_many(dg, rows, kinds="robustness"))
+        for record, row in zip(records, rows, strict=True):
+            assert list(record) == ["row", "prediction", "robustness", "seconds"]
+            want = xpg.robustness(dg, row).to_json()
+            assert record["robustness"] == {
+                k: want[k] for k in ("distance", "counterexample", "counterexample_class")
+            }
+            cex = record["robustness"]["counterexample"]
+            if cex is not None:
+                assert str(dg.predict(cex)) != record["prediction"]
 
 
 def test_the_explainer_pickles() -> None:

@@ -132,9 +132,17 @@ class ParquetWriter:
             "float": pa.float64(),
             "names": pa.list_(pa.string()),
             "lists": pa.list_(pa.list_(pa.string())),
+            "json": pa.string(),  # nested values of mixed types, as their JSON text
         }
         schema = pa.schema([(name, types[kind]) for name, kind in self.columns])
         self.records.sort(key=lambda r: r["row"])
+        for name, kind in self.columns:
+            if kind == "json":
+                import json
+
+                for r in self.records:
+                    if name in r:
+                        r[name] = json.dumps(r[name])
         table = pa.Table.from_pylist(self.records, schema=schema)
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink)
@@ -158,6 +166,8 @@ def parquet_columns(kinds: tuple[str, ...], target: str | None) -> list[tuple[st
         columns.append(("complete", "bool"))
     if "features" in kinds:
         columns += [("necessary", "names"), ("relevant", "names"), ("irrelevant", "names")]
+    if "robustness" in kinds:
+        columns.append(("robustness", "json"))
     return [*columns, ("seconds", "float"), ("error", "str")]
 
 
@@ -328,7 +338,8 @@ def register(subparsers: Any) -> None:
         "--kinds",
         default="axp,cxp",
         help="what each record holds: some of axp, cxp, features (necessary/relevant/"
-        "irrelevant features); default axp,cxp",
+        "irrelevant features), robustness (exact l-infinity distance to another class, with a "
+        "counterexample; in Parquet as JSON text); default axp,cxp",
     )
     p.add_argument(
         "--limit", type=positive_int, help="stop each row's enumeration after N explanations"

@@ -12,7 +12,10 @@ Feature names are sorted inside each explanation; the lists keep the order in wh
 enumeration found them.  ``"label"`` (the target column's value, as text) follows the
 prediction when a target column is named and present; ``kinds`` containing ``"features"``
 adds ``"necessary"``, ``"relevant"`` and ``"irrelevant"`` (sorted names,
-:func:`~xpg.explain.relevance.classify_features`).  A row that cannot be explained (a missing
+:func:`~xpg.explain.relevance.classify_features`), and ``"robustness"`` adds
+``"robustness": {"distance": ..., "counterexample": {...}, "counterexample_class": ...}``
+(:func:`~xpg.explain.exact_robustness.robustness`, as ``xpg robustness --json`` prints it;
+``null`` distance and counterexample when no input is classified otherwise).  A row that cannot be explained (a missing
 feature, a value outside its domain, NaN) gives ``{"row": 17, "error": "..."}`` and the
 rows after it are explained as usual.
 
@@ -47,12 +50,12 @@ from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError, XpgError
 from xpg.explain.marco import enumerate_explanations
+from xpg.explain.exact_robustness import robustness
 from xpg.explain.relevance import classify_features
 
-#: what a record may hold besides the prediction: the explanation lists, the feature classes
-KINDS: tuple[str, ...] = ("axp", "cxp", "features")
-#: kinds named in the issue that no module computes yet
-PLANNED_KINDS: tuple[str, ...] = ("robustness",)
+#: what a record may hold besides the prediction: the explanation lists, the feature classes,
+#: the exact robustness
+KINDS: tuple[str, ...] = ("axp", "cxp", "features", "robustness")
 
 Record = dict[str, Any]
 
@@ -71,8 +74,6 @@ def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
     names = [k.strip() for k in kinds.split(",")] if isinstance(kinds, str) else list(kinds)
     names = [k for k in names if k]
     for k in names:
-        if k in PLANNED_KINDS:
-            raise InvalidQueryError(f"kind {k!r} is not available yet; expected {', '.join(KINDS)}")
         if k not in KINDS:
             raise InvalidQueryError(f"unknown kind {k!r}; expected some of {', '.join(KINDS)}")
     if not names:
@@ -189,7 +190,7 @@ class BatchExplainer:
     model : DecisionGraph, model of :mod:`xpg.models` or fitted scikit-learn tree
         Compiled once, here.
     kinds : str or iterable of str
-        Some of ``"axp"``, ``"cxp"``, ``"features"`` (see :func:`parse_kinds`).
+        Some of ``"axp"``, ``"cxp"``, ``"features"``, ``"robustness"`` (see :func:`parse_kinds`).
     limit, timeout : optional
         The enumeration budget of each row (explanations, seconds), as ``xpg enum``'s.
     target : str, optional
@@ -249,6 +250,11 @@ class BatchExplainer:
                 record["necessary"] = sorted(classes.necessary)
                 record["relevant"] = sorted(classes.relevant)
                 record["irrelevant"] = sorted(classes.irrelevant)
+            if "robustness" in self.kinds:
+                found = robustness(self.dg, values)
+                record["robustness"] = {
+                    k: v for k, v in found.to_json().items() if k not in ("seconds", "route")
+                }
         except XpgError as err:
             return {"row": row, "error": " ".join(str(err).split())}
         record["seconds"] = time.perf_counter() - start
@@ -347,8 +353,9 @@ def explain_many(
         A ``DataFrame``'s rows are numbered by its index; other rows ``start``, ``start + 1``...
         Values are converted to each feature's domain (numpy and pandas scalars, text).
     kinds : str or iterable of str
-        Some of ``"axp"``, ``"cxp"`` (the explanation lists) and ``"features"`` (necessary,
-        relevant and irrelevant features).
+        Some of ``"axp"``, ``"cxp"`` (the explanation lists), ``"features"`` (necessary,
+        relevant and irrelevant features) and ``"robustness"`` (the exact l-infinity distance to
+        another class, with a counterexample).
     limit, timeout : optional
         Enumeration budget per row: explanations, seconds (``"complete"`` says if it ran out).
     target : str, optional
