@@ -296,4 +296,4 @@ def test_json_of_numpy_classes() -> None:
     dg.add_edge("r", "a", Literal.le("x", 0.5))
     dg.add_edge("r", "b", Literal.gt("x", 0.5))
     doc = json.loads(json.dumps(robustness(dg, [2.0]).to_json()))
-    assert doc["counterexample_class"] == 0 and doc["counterexample"] == {"x": 0.5}
+    assert doc["counterexample_class"] == "0" and doc["counterexample"] == {"x": 0.5}

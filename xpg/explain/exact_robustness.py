@@ -124,7 +124,7 @@ class Robustness:
     robust: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (an infinite distance is written ``null``).
+        """A JSON-ready dict (an infinite distance is written ``null``, the class as text).
 
         Examples
         --------
@@ -137,7 +137,10 @@ class Robustness:
         doc: dict[str, Any] = {
             "distance": self.distance if math.isfinite(self.distance) else None,
             "counterexample": None if cex is None else {k: _plain(v) for k, v in cex.items()},
-            "counterexample_class": _plain(self.counterexample_class),
+            # text, as the issue's JSON shows it and as batch records write the prediction
+            "counterexample_class": (
+                None if self.counterexample_class is None else str(self.counterexample_class)
+            ),
             "seconds": self.seconds,
             "route": self.route,
         }
