@@ -26,8 +26,8 @@ a set is certified when the exact one-sided Clopper-Pearson upper confidence bou
 (:func:`error_upper_bound`: binomial tail inversion, valid for every sample size and never
 looser than Hoeffding's bound) is at most ``eps``. Every test uses samples drawn after the set
 was chosen. The walk tests at most ``T = min(k, d) + 1`` sets (each prefix of the path at its
-node, then the final set on ``n_check`` fresh samples), so each test runs at confidence ``1 -
-delta / T`` (union bound): whatever the model, the probability that a returned set is marked
+node, then the final set on ``n_check`` fresh samples), so each test runs at confidence
+``1 - delta / T`` (union bound): whatever the model, the probability that a returned set is marked
 certified while its error exceeds ``eps`` is at most ``delta``. Otherwise the answer is "no
 certificate" (``details["certified"]`` is False and ``details["verdict"]`` says why); the
 walked set is still returned, with its measured precision, as the paper's ``bot`` would not be.
