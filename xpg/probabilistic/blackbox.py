@@ -62,7 +62,10 @@ class BlackBox:
     Raises
     ------
     InvalidModelError
-        When ``model`` cannot predict, or the features do not match the graph.
+        When ``model`` cannot predict, the features do not match the graph, or a fitted
+        estimator's ``n_features_in_`` differs from the number of features.  Later, from
+        :meth:`predict`: when the model fails on the features' values (its exception is
+        chained), or returns no label per row, NaN, None, or a label outside ``classes``.
     """
 
     def __init__(
@@ -195,7 +198,6 @@ class BlackBox:
                     label is None
                     or (isinstance(label, float) and label != label)
                     or not isinstance(label, Hashable)
-                    or isinstance(label, (tuple, frozenset))
                 ):
                     raise InvalidModelError(
                         f"the model returned {label!r} as the label of row {i}, expected a "
@@ -203,7 +205,8 @@ class BlackBox:
                     )
         if self.classes:
             found = set(np.unique(out).tolist()) if out.dtype.kind != "O" else set(out.tolist())
-            unknown = [v for v in found if v not in set(self.classes)]
+            declared = set(self.classes)
+            unknown = [v for v in found if v not in declared]
             if unknown:
                 raise InvalidModelError(
                     f"the model returned the label {unknown[0]!r}, expected one of its "

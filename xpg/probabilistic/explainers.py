@@ -91,11 +91,12 @@ def explainer_options(method: ExplainerName) -> tuple[str, ...]:
     >>> explainer_options("sat")[:3]
     ('k', 'n_samples', 'solver')
     """
-    function = {
+    underlying: dict[str, Callable[..., Any]] = {
         "cop": find_optimal_rule,
         "sat": find_optimal_rule,
         "probabilistic-axp": find_probabilistic_axp,
-    }.get(method, EXPLAINERS[method])
+    }
+    function = underlying.get(method, EXPLAINERS[method])
     names = [
         p.name
         for p in inspect.signature(function).parameters.values()

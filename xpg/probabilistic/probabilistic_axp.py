@@ -128,7 +128,7 @@ def find_probabilistic_axp(
     if order is None:
         sequence = names
     else:  # names or indices, checked as a feature set; the order of the items is kept
-        items = order if isinstance(order, (str, bytes)) else list(order)
+        items: Any = order if isinstance(order, (str, bytes)) else list(order)
         subset_mask(bb.features, items)
         sequence = [item if isinstance(item, str) else names[int(item)] for item in items]
     current = np.array([n in tested for n in names], dtype=bool)
