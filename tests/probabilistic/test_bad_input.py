@@ -24,6 +24,7 @@ from xpg.errors import (
 from xpg.probabilistic import (
     BlackBox,
     EmpiricalDistribution,
+    GraphPrecision,
     UniformDistribution,
     explain_probabilistically,
     find_anchor,
@@ -215,6 +216,8 @@ def test_feature_sets_distributions_and_options() -> None:
             precision_error(model, X, subset)
     with pytest.raises(InvalidParameterError, match="SamplingDistribution"):
         find_certificate(model, X, "uniform")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="SamplingDistribution"):
+        GraphPrecision(BlackBox.from_sklearn_tree(TREE, FEATURES).graph, X, None)  # type: ignore[arg-type]
     with pytest.raises(InvalidFeatureError):
         UniformDistribution(["x0", "x1"])  # type: ignore[list-item]
     with pytest.raises(InvalidDataError):

@@ -228,6 +228,11 @@ class GraphPrecision:
     def __init__(
         self, graph: DecisionGraph, instance: Any, distribution: SamplingDistribution
     ) -> None:
+        if not isinstance(distribution, SamplingDistribution):
+            raise InvalidParameterError(
+                "distribution: expected a SamplingDistribution, found "
+                f"{type(distribution).__name__}"
+            )
         if not distribution.is_product:
             raise ExactPrecisionUnavailableError(
                 f"exact precision needs a product distribution, found "
