@@ -7,7 +7,9 @@ the training data's marginals, or the training data), and ask:
 * :func:`precision_error`: how often a random input agreeing with the instance on a feature
   set gets another class; sampled with a confidence interval, or exact on compiled trees and
   read-once graphs;
-* :func:`find_certificate`: a succinct certificate (Blanc, Lange, Tan 2021);
+* :func:`find_certificate`: a succinct certificate (Blanc, Lange, Tan 2021), certified only
+  when an upper confidence bound of its error is at most eps (:func:`theorem1_parameters`
+  and :func:`theorem3_sample_size` give the paper's settings);
 * :func:`find_optimal_rule`: a k-feature rule of minimum empirical error, Cop or Sat encoding,
   solved exactly by CP-SAT or RC2 (Koriche, Lagniez, Mengel, Tran);
 * :func:`find_anchor`: the Anchors baseline (anchor-exp, beam search with beam 10);
@@ -42,7 +44,13 @@ from xpg.errors import (
 )
 from xpg.probabilistic.anchors import find_anchor
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
-from xpg.probabilistic.certificate import find_certificate
+from xpg.probabilistic.certificate import (
+    Theorem1Parameters,
+    error_upper_bound,
+    find_certificate,
+    theorem1_parameters,
+    theorem3_sample_size,
+)
 from xpg.probabilistic.distributions import (
     EmpiricalDistribution,
     MarginalDistribution,
@@ -73,8 +81,10 @@ __all__ = [
     "QueryCounter",
     "RuleSolution",
     "SamplingDistribution",
+    "Theorem1Parameters",
     "UnboundedDomainError",
     "UniformDistribution",
+    "error_upper_bound",
     "explain_probabilistically",
     "find_anchor",
     "find_certificate",
@@ -83,4 +93,6 @@ __all__ = [
     "is_weak_probabilistic_axp",
     "precision_error",
     "solve_rule",
+    "theorem1_parameters",
+    "theorem3_sample_size",
 ]

@@ -43,11 +43,13 @@ from typing import Any
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidParameterError, MissingExtraError
+from xpg.errors import MissingExtraError
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
+from xpg.probabilistic.checks import check_count, check_optional_count, check_rate
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
+    make_rng,
 )
 from xpg.probabilistic.precision import PrecisionMethod
 from xpg.probabilistic.result import ExplainerRun, ProbabilisticExplanation, as_black_box
@@ -126,7 +128,7 @@ def find_anchor(
     batch_size : int, default 100
         Samples drawn per bandit pull.
     max_anchor_size : int, optional
-        Largest anchor (default: every feature).
+        Largest anchor, at least 1 (default: every feature).
     coverage_samples : int
         Unlabelled samples anchor-exp uses to estimate coverage.
     evaluate : {"auto", "exact", "enumerate", "sample"} or None
@@ -143,22 +145,25 @@ def find_anchor(
 
     Raises
     ------
+    InvalidParameterError
+        For a rate outside (0, 1] or a count that is not a positive integer (checked before
+        anchor-exp is called).
     MissingExtraError
         When anchor-exp is not installed.
     """
-    base = anchor_base()
     start = time.perf_counter()
     bb = as_black_box(model)
     for name, value in (("threshold", threshold), ("delta", delta), ("tau", tau)):
-        if not 0.0 < value <= 1.0:
-            raise InvalidParameterError(f"{name}: expected a value in (0, 1], found {value!r}")
-    if beam_size < 1 or batch_size < 1:
-        raise InvalidParameterError(
-            f"beam_size and batch_size: expected positive integers, found {beam_size} and "
-            f"{batch_size}"
-        )
+        check_rate(name, value, high_open=False)
+    beam_size = check_count("beam_size", beam_size)
+    batch_size = check_count("batch_size", batch_size)
+    coverage_samples = check_count("coverage_samples", coverage_samples)
+    n_check = check_count("n_check", n_check)
+    # anchor-exp fails inside its search on 0 or a negative size (argmax of an empty list)
+    max_anchor_size = check_optional_count("max_anchor_size", max_anchor_size)
+    rng = make_rng(seed)
+    base = anchor_base()
     run = ExplainerRun.begin(bb, instance, distribution)
-    rng = np.random.default_rng(seed)
     sample_fn = _sample_function(run.counter, run.distribution, run.row, run.prediction, rng)
     saved = np.random.get_state()
     np.random.seed(int(rng.integers(2**32 - 1)))

@@ -27,7 +27,7 @@ Programming, section 2 (black boxes with query access).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ import numpy as np
 from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidModelError
+from xpg.errors import InvalidModelError, XpgError
 from xpg.models.protocol import Model
 from xpg.probabilistic.distributions import instance_row, matrix_dtype
 
@@ -62,7 +62,10 @@ class BlackBox:
     Raises
     ------
     InvalidModelError
-        When ``model`` cannot predict, or the features do not match the graph.
+        When ``model`` cannot predict, the features do not match the graph, or a fitted
+        estimator's ``n_features_in_`` differs from the number of features.  Later, from
+        :meth:`predict`: when the model fails on the features' values (its exception is
+        chained), or returns no label per row, NaN, None, or a label outside ``classes``.
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class BlackBox:
         classes: Sequence[Any] | None = None,
         graph: DecisionGraph | None = None,
     ) -> None:
+        self._predict = self._prediction_function(model)
         if isinstance(model, Model) and graph is None:
             graph = model.to_decision_graph()
         if features is None:
@@ -95,14 +99,23 @@ class BlackBox:
                 f"the graph's features {[f.name for f in graph.features]!r} differ from the "
                 f"black box's {names!r}"
             )
+        width = getattr(model, "n_features_in_", None)
+        if isinstance(width, (int, np.integer)) and width != len(self.features):
+            raise InvalidModelError(
+                f"the estimator was fitted on {width} features, the feature specification "
+                f"has {len(self.features)} ({', '.join(names)})"
+            )
         self.model = model
         self.graph = graph
-        self._predict = self._prediction_function(model)
         if classes is None:
             known = getattr(model, "classes_", None)
             if known is None and graph is not None:
                 known = graph.classes
             classes = [] if known is None else list(known)
+        if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+            raise InvalidModelError(
+                f"classes: expected a sequence of class labels, found {type(classes).__name__}"
+            )
         self.classes: list[Any] = [c.item() if isinstance(c, np.generic) else c for c in classes]
         self.dtype = matrix_dtype(self.features)
 
@@ -149,7 +162,15 @@ class BlackBox:
             raise InvalidModelError(
                 f"expected an array with {self.n_features} columns, found shape {M.shape}"
             )
-        out = np.asarray(self._predict(M))
+        try:
+            out = np.asarray(self._predict(M))
+        except XpgError:
+            raise
+        except Exception as err:  # the model's own failure, reported as a model error
+            raise InvalidModelError(
+                f"the model failed on a {M.shape[0]} x {M.shape[1]} array of {M.dtype} values "
+                f"(columns: {', '.join(self.feature_names)}): {type(err).__name__}: {err}"
+            ) from err
         if out.ndim == 2 and out.shape[1] == 1:
             out = out[:, 0]
         if out.shape != (len(M),):
@@ -157,7 +178,40 @@ class BlackBox:
                 f"the model returned an array of shape {out.shape} for {len(M)} rows, "
                 "expected one label per row"
             )
+        self._check_labels(out)
         return out
+
+    def _check_labels(self, out: np.ndarray) -> None:
+        """Refuse labels no class can be: NaN, None, containers; and, when the classes are
+        known, any label outside them (a comparison with the instance's class would silently
+        count it as another class)."""
+        if out.dtype.kind == "f" or out.dtype.kind == "c":
+            bad = np.flatnonzero(np.isnan(out))
+            if len(bad):
+                raise InvalidModelError(
+                    f"the model returned NaN as the label of {len(bad)} of {len(out)} rows "
+                    f"(first: row {bad[0]}), expected a class label per row"
+                )
+        if out.dtype.kind == "O":
+            for i, label in enumerate(out.tolist()):
+                if (
+                    label is None
+                    or (isinstance(label, float) and label != label)
+                    or not isinstance(label, Hashable)
+                ):
+                    raise InvalidModelError(
+                        f"the model returned {label!r} as the label of row {i}, expected a "
+                        "class label (a number, a string or a bool)"
+                    )
+        if self.classes:
+            found = set(np.unique(out).tolist()) if out.dtype.kind != "O" else set(out.tolist())
+            declared = set(self.classes)
+            unknown = [v for v in found if v not in declared]
+            if unknown:
+                raise InvalidModelError(
+                    f"the model returned the label {unknown[0]!r}, expected one of its "
+                    f"classes {self.classes!r}"
+                )
 
     def row(self, instance: Any) -> np.ndarray:
         """An instance (mapping or values in feature order) as a checked row."""

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,15 +47,31 @@ import portion as P
 
 from xpg.core.features import Feature, ValueSet
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidDataError, InvalidInstanceError, UnboundedDomainError
+from xpg.errors import (
+    InvalidDataError,
+    InvalidFeatureError,
+    InvalidInstanceError,
+    InvalidParameterError,
+    UnboundedDomainError,
+)
 
 Seed = int | np.random.Generator | None
 
 
 def make_rng(seed: Seed) -> np.random.Generator:
-    """A numpy Generator from an int seed, a Generator (used as is) or None (fresh entropy)."""
+    """A numpy Generator from an int seed, a Generator (used as is) or None (fresh entropy).
+
+    Raises :class:`~xpg.errors.InvalidParameterError` for anything else (a negative int, a
+    float, a string).
+    """
     if isinstance(seed, np.random.Generator):
         return seed
+    if seed is not None and (
+        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise InvalidParameterError(
+            f"seed: expected a non-negative integer, a numpy Generator or None, found {seed!r}"
+        )
     return np.random.default_rng(seed)
 
 
@@ -83,6 +99,13 @@ def instance_row(features: Sequence[Feature], instance: Any) -> np.ndarray:
                 f"found an array of shape {instance.shape}"
             )
         instance = instance.tolist()
+    if isinstance(instance, (str, bytes)) or not (
+        isinstance(instance, Mapping) or hasattr(instance, "__iter__")
+    ):
+        raise InvalidInstanceError(
+            f"expected an instance as a mapping feature name -> value or a sequence of "
+            f"{len(features)} values, found {type(instance).__name__}"
+        )
     values = DecisionGraph(list(features)).instance_values(instance)
     return np.asarray(values, dtype=matrix_dtype(features))
 
@@ -173,6 +196,11 @@ class SamplingDistribution(ABC):
 
     def __init__(self, features: Sequence[Feature]) -> None:
         self.features: tuple[Feature, ...] = tuple(features)
+        if not all(isinstance(f, Feature) for f in self.features):
+            raise InvalidFeatureError(
+                "expected features as xpg.core.features.Feature objects, found "
+                f"{sorted({type(f).__name__ for f in self.features})}"
+            )
         names = [f.name for f in self.features]
         if len(set(names)) != len(names):
             raise InvalidDataError(f"feature names must be distinct, found {names!r}")
@@ -399,4 +427,10 @@ def default_distribution(
     """The given distribution (checked against ``features``), or the uniform one over them."""
     if distribution is None:
         return UniformDistribution(features)
+    if not isinstance(distribution, SamplingDistribution):
+        raise InvalidParameterError(
+            "distribution: expected a SamplingDistribution (UniformDistribution, "
+            f"MarginalDistribution, EmpiricalDistribution) or None, found "
+            f"{type(distribution).__name__}"
+        )
     return check_distribution(distribution, features)

@@ -18,6 +18,7 @@ Ribeiro, Singh, Guestrin. AAAI 2018 (Anchors); Izza et al. IJAR 2023 (probabilis
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -72,4 +73,33 @@ def explain_probabilistically(
         raise InvalidParameterError(
             f"method: expected one of {', '.join(EXPLAINER_NAMES)}, found {method!r}"
         )
+    accepted = explainer_options(method)
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise InvalidParameterError(
+            f"{', '.join(map(repr, unknown))}: not an option of the {method} explainer "
+            f"(expected some of {', '.join(accepted)})"
+        )
     return EXPLAINERS[method](model, instance, distribution, **options)
+
+
+def explainer_options(method: ExplainerName) -> tuple[str, ...]:
+    """The keyword options the explainer ``method`` accepts.
+
+    Examples
+    --------
+    >>> explainer_options("sat")[:3]
+    ('k', 'n_samples', 'solver')
+    """
+    underlying: dict[str, Callable[..., Any]] = {
+        "cop": find_optimal_rule,
+        "sat": find_optimal_rule,
+        "probabilistic-axp": find_probabilistic_axp,
+    }
+    function = underlying.get(method, EXPLAINERS[method])
+    names = [
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "encoding"
+    ]
+    return tuple(names + (["seed"] if method == "probabilistic-axp" else []))

@@ -57,9 +57,11 @@ import numpy as np
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.probabilistic.blackbox import BlackBox
+from xpg.probabilistic.checks import check_count
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
+    make_rng,
 )
 from xpg.probabilistic.precision import PrecisionMethod
 from xpg.probabilistic.result import ExplainerRun, ProbabilisticExplanation, as_black_box
@@ -99,9 +101,26 @@ class RuleSolution:
     seconds: float
 
 
+def _as_bool(name: str, values: Any) -> np.ndarray:
+    """``values`` as a bool array when every entry is 0, 1, False or True."""
+    raw = np.asarray(values)
+    if raw.dtype != bool:
+        try:
+            ok = bool(np.all((raw == 0) | (raw == 1)))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok or raw.dtype.kind not in "iuf":
+            flat = raw.ravel().tolist()
+            bad = next((v for v in flat if v not in (0, 1)), flat[0] if flat else None)
+            raise InvalidParameterError(
+                f"{name}: expected 0/1 or boolean entries, found {bad!r} ({raw.dtype} values)"
+            )
+    return raw.astype(bool)
+
+
 def _check_samples(agree: Any, same: Any) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(agree, dtype=bool)
-    s = np.asarray(same, dtype=bool)
+    a = _as_bool("agree", agree)
+    s = _as_bool("same", same)
     if a.ndim != 2 or s.shape != (a.shape[0],):
         raise InvalidParameterError(
             f"expected an (m, d) agreement matrix and m labels, found shapes {a.shape} and "
@@ -304,10 +323,14 @@ def solve_rule(
         raise InvalidParameterError(
             f"solver: expected one of {', '.join(RULE_SOLVERS)}, found {solver!r}"
         )
-    if not isinstance(k, (int, np.integer)) or k < 0:
-        raise InvalidParameterError(f"k: expected a non-negative integer, found {k!r}")
-    if not time_limit > 0:
-        raise InvalidParameterError(f"time_limit: expected a positive number, found {time_limit}")
+    k = check_count("k", k, minimum=0)
+    workers = check_count("workers", workers)
+    if (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, (int, float, np.number))
+        or not time_limit > 0
+    ):
+        raise InvalidParameterError(f"time_limit: expected a positive number, found {time_limit!r}")
     if solver == "auto":
         solver = "cpsat" if cpsat_available() else "rc2"
     if solver == "cpsat" and not cpsat_available():
@@ -380,10 +403,11 @@ def find_optimal_rule(
     """
     start = time.perf_counter()
     bb = as_black_box(model)
-    if n_samples < 1:
-        raise InvalidParameterError(f"n_samples: expected at least 1, found {n_samples}")
+    check_count("n_samples", n_samples)
+    check_count("k", k, minimum=0)
+    check_count("n_check", n_check)
     run = ExplainerRun.begin(bb, instance, distribution)
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)
     Z = run.distribution.sample(n_samples, rng)
     same = run.counter(Z) == run.prediction
     agree = Z == run.row[None, :]

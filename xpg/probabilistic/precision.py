@@ -55,6 +55,7 @@ from xpg.errors import (
     InvalidParameterError,
 )
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
+from xpg.probabilistic.checks import check_count, check_rate
 from xpg.probabilistic.distributions import (
     EmpiricalDistribution,
     SamplingDistribution,
@@ -138,6 +139,12 @@ def subset_mask(features: Sequence[Feature], subset: FeatureSet) -> np.ndarray:
                 f"expected a boolean mask of {d} entries, found shape {subset.shape}"
             )
         return subset.copy()
+    if isinstance(subset, (str, bytes)) or not hasattr(subset, "__iter__"):
+        raise InvalidFeatureSetError(
+            f"expected a feature set as a collection of feature names or indices, or a boolean "
+            f"mask, found {subset!r}"
+            + (f" (for one feature, write [{subset!r}])" if isinstance(subset, str) else "")
+        )
     index = {f.name: i for i, f in enumerate(features)}
     mask = np.zeros(d, dtype=bool)
     for item in subset:
@@ -221,6 +228,11 @@ class GraphPrecision:
     def __init__(
         self, graph: DecisionGraph, instance: Any, distribution: SamplingDistribution
     ) -> None:
+        if not isinstance(distribution, SamplingDistribution):
+            raise InvalidParameterError(
+                "distribution: expected a SamplingDistribution, found "
+                f"{type(distribution).__name__}"
+            )
         if not distribution.is_product:
             raise ExactPrecisionUnavailableError(
                 f"exact precision needs a product distribution, found "
@@ -467,8 +479,9 @@ def precision_error(
         raise InvalidParameterError(
             f"method: expected one of {', '.join(PRECISION_METHODS)}, found {method!r}"
         )
-    if not 0.0 < confidence < 1.0:
-        raise InvalidParameterError(f"confidence: expected a value in (0, 1), found {confidence}")
+    check_rate("confidence", confidence)
+    check_count("n_samples", n_samples)
+    check_count("max_enumeration", max_enumeration)
     dist = default_distribution(bb.features, distribution)
     mask = subset_mask(bb.features, subset)
     if method in ("auto", "exact"):
@@ -494,8 +507,6 @@ def precision_error(
     if method == "enumerate":
         err, queries = _enumerate_error(bb, row, mask, prediction, dist, max_enumeration)
         return PrecisionEstimate(err, "exact-enumeration", err, err, None, queries, queries)
-    if n_samples < 1:
-        raise InvalidParameterError(f"n_samples: expected at least 1, found {n_samples}")
     counter = QueryCounter(bb)
     Z = dist.sample_agreeing(row, mask, n_samples, make_rng(seed))
     failures = int(np.sum(counter(Z) != prediction))

@@ -43,8 +43,9 @@ from typing import Any
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
-from xpg.errors import ExactPrecisionUnavailableError, InvalidParameterError
+from xpg.errors import ExactPrecisionUnavailableError
 from xpg.probabilistic.blackbox import BlackBox
+from xpg.probabilistic.checks import check_count, check_rate
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     default_distribution,
@@ -80,7 +81,7 @@ def find_probabilistic_axp(
     distribution: SamplingDistribution | None = None,
     *,
     delta: float = 0.05,
-    order: Iterable[str] | None = None,
+    order: Iterable[str] | Iterable[int] | None = None,
     max_exhaustive: int = MAX_EXHAUSTIVE,
 ) -> ProbabilisticExplanation:
     """A subset-minimal feature set whose exact precision is at least ``1 - delta``.
@@ -94,7 +95,7 @@ def find_probabilistic_axp(
         A product distribution (default: uniform over the feature domains).
     delta : float, default 0.05
         Largest precision error allowed; 0 gives an AXp.
-    order : feature names, optional
+    order : feature names or indices, optional
         Order in which features are tried for deletion (default: feature order).
     max_exhaustive : int, default 18
         Largest locally minimal set whose subsets are all searched for subset-minimality.
@@ -117,15 +118,19 @@ def find_probabilistic_axp(
         "a probabilistic AXp needs exact precision: expected a BlackBox with a compiled "
         "graph (BlackBox.from_sklearn_tree, BlackBox.from_graph) or a DecisionGraph",
     )
-    if not 0.0 <= delta < 1.0:
-        raise InvalidParameterError(f"delta: expected a value in [0, 1), found {delta!r}")
+    check_rate("delta", delta, low_open=False)
+    max_exhaustive = check_count("max_exhaustive", max_exhaustive, minimum=0)
     dist = default_distribution(bb.features, distribution)
     exact = GraphPrecision(graph, bb.row(instance), dist)
     d = bb.n_features
     tested = set(graph.tested_features())
     names = [f.name for f in bb.features]
-    sequence = list(order) if order is not None else names
-    subset_mask(bb.features, sequence)  # checks the names
+    if order is None:
+        sequence = names
+    else:  # names or indices, checked as a feature set; the order of the items is kept
+        items: Any = order if isinstance(order, (str, bytes)) else list(order)
+        subset_mask(bb.features, items)
+        sequence = [item if isinstance(item, str) else names[int(item)] for item in items]
     current = np.array([n in tested for n in names], dtype=bool)
     evaluations = 1
     changed = True
@@ -181,6 +186,7 @@ def is_weak_probabilistic_axp(
 ) -> bool:
     """True when the exact precision error of ``features`` is at most ``delta``."""
     bb, graph = _compiled(model, "expected a BlackBox with a compiled graph or a DecisionGraph")
+    check_rate("delta", delta, low_open=False)
     dist = default_distribution(bb.features, distribution)
     exact = GraphPrecision(graph, bb.row(instance), dist)
     return exact.error(list(features)) <= delta
