@@ -17,6 +17,16 @@ def test_there_are_notebooks() -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_is_committed_with_its_outputs(path: Path) -> None:
+    """A reader sees the results without running anything: every code cell was executed, in
+    order, and the notebook shows output."""
+    nb = nbformat.read(path, as_version=4)
+    counts = [cell.get("execution_count") for cell in nb.cells if cell.cell_type == "code"]
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: run it top to bottom and save"
+    assert any(cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
