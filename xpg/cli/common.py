@@ -247,14 +247,9 @@ def _read_instance_file(path: str) -> Any:
         ) from None
     except UnicodeDecodeError:
         raise ParseError("--instance @FILE: expected UTF-8 JSON text", path=path) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ParseError(
-            f"--instance @FILE: malformed JSON: {err.msg} (column {err.colno})",
-            path=path,
-            line=err.lineno,
-        ) from None
+    from xpg.io.json_text import parse_json
+
+    return parse_json(text, path=path, context="--instance @FILE: ")
 
 
 def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
@@ -287,10 +282,12 @@ def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
         source = text[1:].strip()
         raw: Any = _read_instance_file(source)
     elif text.startswith("{"):
+        from xpg.io.json_text import parse_json
+
         try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InvalidInstanceError(f"--instance: malformed JSON object: {err.msg}") from None
+            raw = parse_json(text, what="JSON object")
+        except ParseError as err:
+            raise InvalidInstanceError(f"--instance: {err}") from None
     else:
         pairs = split_assignments(text, list(dg.feature_index))
         values = {n: dg.features[dg.feature_index[n]].parse_value(v) for n, v in pairs}
@@ -302,11 +299,24 @@ def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
             f"{where}--instance: expected a JSON object of feature values, found a {found}"
         )
     try:
-        return _checked(dg, dict(raw))
+        return _checked(dg, _no_json_booleans(dg, dict(raw)))
     except InvalidInstanceError as err:
         if source is None:
             raise
         raise InvalidInstanceError(f"{source}: {err}") from None
+
+
+def _no_json_booleans(dg: DecisionGraph, values: dict[str, Any]) -> dict[str, Any]:
+    """``values``, refusing JSON ``true``/``false`` except for boolean features (where they
+    mean 1 and 0): elsewhere Python would read them silently as the numbers 1 and 0."""
+    for name, value in values.items():
+        i = dg.feature_index.get(name)
+        if isinstance(value, bool) and i is not None and dg.features[i].kind != "boolean":
+            raise InvalidInstanceError(
+                f"--instance: feature {name!r}: expected a {dg.features[i].kind} value, "
+                f"found {str(value).lower()}"
+            )
+    return values
 
 
 def _checked(dg: DecisionGraph, values: dict[str, Any]) -> dict[str, Any]:

@@ -190,7 +190,7 @@ class Feature:
             )
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InvalidInstanceError(
                 f"feature {self.name!r}: expected a number, found {value!r}"
             ) from None

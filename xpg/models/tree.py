@@ -43,7 +43,7 @@ from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, literal_from_dict, literal_to_dict
+from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict
 from xpg.core.valuesets import literal_mismatch
 from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.models.protocol import check_label, checked_signature
@@ -229,13 +229,7 @@ class DecisionTree:
             )
             if "class" in d:
                 return Leaf(d["class"])
-            feature = d["feature"]
-            if feature not in by_name:
-                expect(
-                    False,
-                    where,
-                    f"unknown feature {feature!r} (declared: {', '.join(sorted(by_name))})",
-                )
+            feature = feature_ref(d["feature"], by_name, where)
             branches = d.get("branches")
             expect(
                 isinstance(branches, list) and bool(branches),
