@@ -178,7 +178,10 @@ def model_to_dict(model: Any) -> dict[str, Any]:
 
 def _from_file(path: str | os.PathLike[str], convert: Callable[[Any], T]) -> T:
     """``convert`` of the JSON document in a file; every error names the file."""
-    text = read_text(path, "JSON text")
+    return _from_text(read_text(path, "JSON text"), str(path), convert)
+
+
+def _from_text(text: str, path: str, convert: Callable[[Any], T]) -> T:
     with paused_gc():
         doc = parse_json(text, path=str(path))
         try:
@@ -190,6 +193,11 @@ def _from_file(path: str | os.PathLike[str], convert: Callable[[Any], T]) -> T:
 def load_model(path: str | os.PathLike[str]) -> DecisionGraph:
     """Read a JSON model file and compile it (errors name the file and the JSON location)."""
     return _from_file(path, model_from_dict)
+
+
+def load_model_text(text: str, path: str) -> DecisionGraph:
+    """:func:`load_model` of a file's text already read (``path`` names it in errors)."""
+    return _from_text(text, path, model_from_dict)
 
 
 def read_model(path: str | os.PathLike[str]) -> Model:
