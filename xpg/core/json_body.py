@@ -43,7 +43,7 @@ def _num(x: Any, where: str, default: float) -> float:
     expect(
         isinstance(x, (int, float)) and not isinstance(x, bool),
         where,
-        f"expected a number or null, found {_shown(x)}",
+        f"expected a number or null, found {shown(x)}",
     )
     try:
         value = float(x)
@@ -52,12 +52,12 @@ def _num(x: Any, where: str, default: float) -> float:
     expect(
         math.isfinite(value),
         where,
-        f"expected a finite number or null, found {_shown(x)}",
+        f"expected a finite number or null, found {shown(x)}",
     )
     return value
 
 
-def _shown(x: Any) -> str:
+def shown(x: Any) -> str:
     """``repr(x)``, cut short (a found value may be a whole subtree or a huge number)."""
     if isinstance(x, bool):
         return "true" if x else "false"
@@ -74,12 +74,12 @@ def _shown(x: Any) -> str:
 def values_list(items: Any, where: str) -> list[Any]:
     """The values of an ``"in"`` or ``"values"`` list: strings and finite numbers, not
     ``true``/``false`` (Python would read them as 1 and 0), nothing nested."""
-    expect(isinstance(items, list), where, f"expected a list of values, found {_shown(items)}")
+    expect(isinstance(items, list), where, f"expected a list of values, found {shown(items)}")
     for k, v in enumerate(items):
         ok = isinstance(v, (str, int, float)) and not isinstance(v, bool)
         if ok and isinstance(v, float):
             ok = math.isfinite(v)
-        expect(ok, f"{where}[{k}]", f"expected a string or a finite number, found {_shown(v)}")
+        expect(ok, f"{where}[{k}]", f"expected a string or a finite number, found {shown(v)}")
     return items
 
 
@@ -90,7 +90,7 @@ def feature_from_dict(d: Any, where: str) -> Feature:
     expect(
         isinstance(name, str) and bool(name),
         where,
-        f"expected a 'name' string, found {_shown(name)}",
+        f"expected a 'name' string, found {shown(name)}",
     )
     try:
         if kind == "boolean":
@@ -233,7 +233,7 @@ def graph_from_body(
                 expect(
                     feature is None or isinstance(feature, str),
                     f"{where}.feature",
-                    f"expected a feature name (a string), found {_shown(feature)}",
+                    f"expected a feature name (a string), found {shown(feature)}",
                 )
                 dg.add_node(nid, feature)
         except InvalidGraphError as err:
@@ -277,7 +277,7 @@ def graph_to_body(dg: DecisionGraph) -> dict[str, Any]:
 def feature_ref(x: Any, names: Any, where: str) -> str:
     """A feature name used in a model: a string among the declared ``names``."""
     if not isinstance(x, str):
-        expect(False, where, f"expected a feature name (a string), found {_shown(x)}")
+        expect(False, where, f"expected a feature name (a string), found {shown(x)}")
     if x not in names:
         expect(False, where, f"unknown feature {x!r} (declared: {', '.join(sorted(names))})")
     return x
@@ -288,6 +288,6 @@ def node_id(x: Any, where: str) -> Any:
     expect(
         isinstance(x, (str, int)) and not isinstance(x, bool),
         where,
-        f"a node id must be a string or an integer, found {_shown(x)}",
+        f"a node id must be a string or an integer, found {shown(x)}",
     )
     return x
