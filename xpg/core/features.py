@@ -25,7 +25,8 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import numbers
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 from typing import Literal as TypingLiteral
@@ -91,6 +92,12 @@ class Feature:
                 f"found {self.kind!r}"
             )
         if self.is_discrete:
+            unhashable = [v for v in self.values if not isinstance(v, Hashable)]
+            if unhashable:
+                raise InvalidFeatureError(
+                    f"feature {self.name!r}: expected strings or numbers as values, "
+                    f"found {unhashable[0]!r}"
+                )
             if len(self.values) == 0:
                 raise InvalidFeatureError(f"feature {self.name!r}: the domain has no values")
             if len(set(self.values)) != len(self.values):
@@ -113,6 +120,7 @@ class Feature:
                 )
 
     # -- constructors -------------------------------------------------------------------------
+    # (see _bound_value for the bounds an integer or real feature accepts)
     @classmethod
     def boolean(cls, name: str) -> Feature:
         """A feature with values 0 and 1."""
@@ -126,12 +134,12 @@ class Feature:
     @classmethod
     def integer(cls, name: str, low: float = -math.inf, high: float = math.inf) -> Feature:
         """An integer (ordinal) feature with inclusive bounds."""
-        return cls(name, "integer", (), float(low), float(high))
+        return cls(name, "integer", (), _bound_value(name, low), _bound_value(name, high))
 
     @classmethod
     def real(cls, name: str, low: float = -math.inf, high: float = math.inf) -> Feature:
         """A real feature on the closed interval ``[low, high]`` (default: all reals)."""
-        return cls(name, "real", (), float(low), float(high))
+        return cls(name, "real", (), _bound_value(name, low), _bound_value(name, high))
 
     # -- domain ------------------------------------------------------------------------------
     @property
@@ -255,7 +263,12 @@ class Literal:
     @classmethod
     def isin(cls, feature: str, values: Iterable[Any]) -> Literal:
         """``feature in values`` (discrete features; also integers)."""
-        return cls(feature, frozenset(values))
+        try:
+            return cls(feature, frozenset(values))
+        except TypeError:
+            raise InvalidFeatureError(
+                f"literal on {feature!r}: expected strings or numbers as values, found {values!r}"
+            ) from None
 
     @classmethod
     def eq(cls, feature: str, value: Any) -> Literal:
@@ -358,3 +371,17 @@ def real_features(names: Iterable[str]) -> list[Feature]:
     ['real', 'real']
     """
     return [Feature.real(str(n)) for n in names]
+
+
+def _bound_value(name: Any, x: Any) -> float:
+    """A domain bound as a float: a number (an infinity for no bound), not NaN, not a bool."""
+    ok = isinstance(x, numbers.Real) and not isinstance(x, bool)
+    try:
+        value = float(x) if ok else math.nan
+    except OverflowError:  # an integer beyond the float range
+        value = math.nan
+    if math.isnan(value):
+        raise InvalidFeatureError(
+            f"feature {name!r}: expected a number (or an infinity) as a bound, found {x!r}"[:200]
+        )
+    return value

@@ -79,6 +79,8 @@ def values_list(items: Any, where: str) -> list[Any]:
         ok = isinstance(v, (str, int, float)) and not isinstance(v, bool)
         if ok and isinstance(v, float):
             ok = math.isfinite(v)
+        if ok and isinstance(v, int):
+            ok = abs(v) <= 2**1023  # a float holds it (numeric literals compare as floats)
         expect(ok, f"{where}[{k}]", f"expected a string or a finite number, found {shown(v)}")
     return items
 
