@@ -58,9 +58,11 @@ def max_input_bytes() -> int:
         ) from None
 
 
-def read_input_text(path: str, what: str = "text") -> str:
+def read_input_text(path: str, what: str = "text", given: str = "") -> str:
     """The UTF-8 text of an input file, read up to :func:`max_input_bytes` (devices and pipes
     too: a larger input is refused without being read whole).
+
+    ``what`` names what the file should hold, ``given`` how it was given (in messages).
 
     Raises
     ------
@@ -73,21 +75,22 @@ def read_input_text(path: str, what: str = "text") -> str:
     ''
     """
     limit = max_input_bytes()
+    lead = given.replace(" given as ", "", 1) + ": " if given else ""
     try:
         with open(path, "rb") as fh:
             if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 size = os.fstat(fh.fileno()).st_size
                 if size > limit:
-                    raise ParseError(_too_large(size, limit), path=path)
+                    raise ParseError(lead + _too_large(size, limit), path=path)
             data = fh.read(limit + 1)
     except OSError as err:
-        raise ParseError(f"cannot read the file: {err.strerror}", path=path) from None
+        raise ParseError(f"cannot read the file{given}: {err.strerror}", path=path) from None
     if len(data) > limit:
-        raise ParseError(_too_large(None, limit), path=path)
+        raise ParseError(lead + _too_large(None, limit), path=path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ParseError(f"expected UTF-8 {what}, found binary data", path=path) from None
+        raise ParseError(f"{lead}expected UTF-8 {what}, found binary data", path=path) from None
 
 
 def _too_large(size: int | None, limit: int) -> str:
@@ -304,10 +307,7 @@ def _read_instance_file(path: str) -> Any:
     """The JSON document of ``--instance @FILE``."""
     if not path:
         raise InvalidInstanceError("--instance @FILE: expected a file name after '@'")
-    try:
-        text = read_input_text(path, "JSON text")
-    except ParseError as err:
-        raise ParseError(f"--instance @FILE: {err}") from None
+    text = read_input_text(path, "JSON text", given=" given as --instance @FILE")
     from xpg.io.json_text import parse_json
 
     return parse_json(text, path=path, context="--instance @FILE: ")
