@@ -43,7 +43,7 @@ from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import shown, expect, feature_ref, literal_from_dict, literal_to_dict
+from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict, shown
 from xpg.core.valuesets import literal_mismatch
 from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.models.protocol import check_label, checked_signature
