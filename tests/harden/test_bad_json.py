@@ -283,3 +283,15 @@ def test_every_error_is_a_project_error() -> None:
         if bad:  # (an empty list is fine)
             with pytest.raises(XpgError):
                 parse_json("[" * 2000 + bad + "]" * 2000)
+
+
+@pytest.mark.parametrize("bad", [math.nan, 10**400, True, "3", None])
+def test_literal_ends_must_be_numbers(bad: Any) -> None:
+    from xpg.core.features import Literal
+    from xpg.errors import InvalidFeatureError
+
+    with pytest.raises(InvalidFeatureError, match="literal on 'x': expected a number"):
+        Literal.interval("x", bad, 5)
+    with pytest.raises(InvalidFeatureError, match="literal on 'x': expected a number"):
+        Literal.le("x", bad)
+    assert str(Literal.interval("x", -math.inf, 5)) == "x <= 5"

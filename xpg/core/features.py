@@ -44,7 +44,17 @@ ValueSet: TypeAlias = Any
 
 
 def _bound(x: float) -> Any:
-    """Map Python infinities to portion's, which compare correctly with every number."""
+    """Map Python infinities to portion's, which compare correctly with every number; refuse
+    what is no interval end (NaN, a bool, a non-number, an integer beyond the float range)."""
+    if x is P.inf or x is -P.inf or isinstance(x, type(P.inf)) or isinstance(x, type(-P.inf)):
+        return x
+    ok = isinstance(x, numbers.Real) and not isinstance(x, bool)
+    try:
+        ok = ok and not math.isnan(float(x))
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise InvalidFeatureError(f"expected a number as an interval end, found {x!r}"[:200])
     if isinstance(x, float) and math.isinf(x):
         return P.inf if x > 0 else -P.inf
     return x
@@ -286,7 +296,11 @@ class Literal:
         """``low < feature <= high`` (by default; ``closed`` says which ends are included)."""
         left = P.CLOSED if closed in ("left", "both") else P.OPEN
         right = P.CLOSED if closed in ("right", "both") else P.OPEN
-        return cls(feature, P.Interval.from_atomic(left, _bound(low), _bound(high), right))
+        try:
+            lo, hi = _bound(low), _bound(high)
+        except InvalidFeatureError as err:
+            raise InvalidFeatureError(f"literal on {feature!r}: {err}") from None
+        return cls(feature, P.Interval.from_atomic(left, lo, hi, right))
 
     @classmethod
     def le(cls, feature: str, threshold: float) -> Literal:
