@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from xpg.errors import InvalidInstanceError, ParseError, XpgError
+from xpg.errors import InvalidInstanceError, OutputError, ParseError, XpgError
 
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
@@ -39,6 +40,73 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 # -- reading FILE ----------------------------------------------------------------------------------
+#: The most bytes an input file may hold (256 MiB), so that ``xpg validate /dev/zero`` stops
+#: at once instead of reading until memory runs out; the environment variable
+#: ``XPG_MAX_INPUT_BYTES`` sets another limit.
+MAX_INPUT_BYTES = 1 << 28
+
+
+def max_input_bytes() -> int:
+    """The input size limit: ``XPG_MAX_INPUT_BYTES`` when set, else :data:`MAX_INPUT_BYTES`."""
+    text = os.environ.get("XPG_MAX_INPUT_BYTES", "")
+    try:
+        return int(text) if text else MAX_INPUT_BYTES
+    except ValueError:
+        raise ParseError(
+            f"XPG_MAX_INPUT_BYTES: expected a number of bytes, found {text!r}"
+        ) from None
+
+
+def read_input_text(path: str, what: str = "text", given: str = "") -> str:
+    """The UTF-8 text of an input file, read up to :func:`max_input_bytes` (devices and pipes
+    too: a larger input is refused without being read whole).
+
+    ``what`` names what the file should hold, ``given`` how it was given (in messages).
+
+    Raises
+    ------
+    ParseError
+        When the file cannot be read, is larger than the limit or is not UTF-8.
+
+    Examples
+    --------
+    >>> read_input_text("/dev/null")
+    ''
+    """
+    limit = max_input_bytes()
+    lead = given.replace(" given as ", "", 1) + ": " if given else ""
+    try:
+        with open(path, "rb") as fh:
+            if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                size = os.fstat(fh.fileno()).st_size
+                if size > limit:
+                    raise ParseError(lead + _too_large(size, limit), path=path)
+            data = fh.read(limit + 1)
+    except OSError as err:
+        raise ParseError(f"cannot read the file{given}: {err.strerror}", path=path) from None
+    if len(data) > limit:
+        raise ParseError(lead + _too_large(None, limit), path=path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ParseError(f"{lead}expected UTF-8 {what}, found binary data", path=path) from None
+
+
+def _too_large(size: int | None, limit: int) -> str:
+    found = f"{size} bytes" if size is not None else "more"
+    return (
+        f"expected at most {limit} bytes of input, found {found} "
+        "(set XPG_MAX_INPUT_BYTES to read larger files)"
+    )
+
+
+def _is_model_text(path: str, text: str) -> bool:
+    """:func:`is_model_file` of a file whose text is already read."""
+    if path.endswith(".json"):
+        return True
+    return not path.endswith(".xpg") and text.lstrip().startswith("{")
+
+
 def is_model_file(path: str) -> bool:
     """A JSON model file (by extension, or by content starting with ``{``)."""
     if path.endswith(".json"):
@@ -238,25 +306,10 @@ def _read_instance_file(path: str) -> Any:
     """The JSON document of ``--instance @FILE``."""
     if not path:
         raise InvalidInstanceError("--instance @FILE: expected a file name after '@'")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as err:
-        raise ParseError(
-            f"cannot read the file given as --instance @FILE: {err.strerror}", path=path
-        ) from None
-    except UnicodeDecodeError:
-        raise ParseError("--instance @FILE: expected UTF-8 JSON text", path=path) from None
-    import json  # here: only JSON instances need it
+    text = read_input_text(path, "JSON text", given=" given as --instance @FILE")
+    from xpg.io.json_text import parse_json
 
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ParseError(
-            f"--instance @FILE: malformed JSON: {err.msg} (column {err.colno})",
-            path=path,
-            line=err.lineno,
-        ) from None
+    return parse_json(text, path=path, context="--instance @FILE: ")
 
 
 def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
@@ -289,12 +342,12 @@ def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
         source = text[1:].strip()
         raw: Any = _read_instance_file(source)
     elif text.startswith("{"):
-        import json  # here: only JSON instances need it
+        from xpg.io.json_text import parse_json
 
         try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InvalidInstanceError(f"--instance: malformed JSON object: {err.msg}") from None
+            raw = parse_json(text, what="JSON object")
+        except ParseError as err:
+            raise InvalidInstanceError(f"--instance: {err}") from None
     else:
         pairs = split_assignments(text, list(dg.feature_index))
         values = {n: dg.features[dg.feature_index[n]].parse_value(v) for n, v in pairs}
@@ -306,11 +359,24 @@ def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
             f"{where}--instance: expected a JSON object of feature values, found a {found}"
         )
     try:
-        return _checked(dg, dict(raw))
+        return _checked(dg, _no_json_booleans(dg, dict(raw)))
     except InvalidInstanceError as err:
         if source is None:
             raise
         raise InvalidInstanceError(f"{source}: {err}") from None
+
+
+def _no_json_booleans(dg: DecisionGraph, values: dict[str, Any]) -> dict[str, Any]:
+    """``values``, refusing JSON ``true``/``false`` except for boolean features (where they
+    mean 1 and 0): elsewhere Python would read them silently as the numbers 1 and 0."""
+    for name, value in values.items():
+        i = dg.feature_index.get(name)
+        if isinstance(value, bool) and i is not None and dg.features[i].kind != "boolean":
+            raise InvalidInstanceError(
+                f"--instance: feature {name!r}: expected a {dg.features[i].kind} value, "
+                f"found {str(value).lower()}"
+            )
+    return values
 
 
 def _checked(dg: DecisionGraph, values: dict[str, Any]) -> dict[str, Any]:
@@ -326,11 +392,12 @@ def load_explanation_graph(path: str, instance: str | None) -> ExplanationGraph:
     InvalidInstanceError
         When a model file comes without ``--instance``, or a ``.xpg`` file with one.
     """
-    if is_model_file(path):
-        from xpg.core.xpgraph import ExplanationGraph
-        from xpg.io import load_model
+    from xpg.core.xpgraph import ExplanationGraph
+    from xpg.io.xpg_format import read_xpg_text
 
-        dg = load_model(path)
+    text = read_input_text(path)
+    if _is_model_text(path, text):
+        dg = load_model_text(text, path)
         if instance is None:
             raise InvalidInstanceError(
                 f"{path} is a model file: give the instance with --instance name=value,..."
@@ -340,9 +407,25 @@ def load_explanation_graph(path: str, instance: str | None) -> ExplanationGraph:
         raise InvalidInstanceError(
             f"{path} is an explanation graph (.xpg) for one instance already: drop --instance"
         )
-    from xpg.io import read_xpg
+    return read_xpg_text(text, path=path)
 
-    return read_xpg(path)
+
+def load_model_text(text: str, path: str) -> DecisionGraph:
+    """The validated decision graph of a JSON model file's text (errors name ``path``)."""
+    from xpg.io.model_json import load_model_text as load
+
+    return load(text, path)
+
+
+def load_input(path: str) -> DecisionGraph | ExplanationGraph:
+    """FILE read once, within the input size limit: a model file's validated decision graph,
+    or a ``.xpg`` file's explanation graph."""
+    from xpg.io.xpg_format import read_xpg_text
+
+    text = read_input_text(path)
+    if _is_model_text(path, text):
+        return load_model_text(text, path)
+    return read_xpg_text(text, path=path)
 
 
 def load_args_graph(args: argparse.Namespace) -> ExplanationGraph:
@@ -496,11 +579,43 @@ def emit(args: argparse.Namespace, doc: dict[str, Any], text: str) -> int:
     return 0
 
 
+def refuse_output_onto_input(args: argparse.Namespace) -> None:
+    """Refuse an ``-o/--output`` file that is one of the command's input files (the same file
+    under any name: ``os.path.samefile``), before anything is read or written.
+
+    Raises
+    ------
+    OutputError
+        Naming the option and the input it would replace.
+    """
+    output = getattr(args, "output", None)
+    if not isinstance(output, str) or not os.path.exists(output):
+        return
+    for name, value in vars(args).items():
+        if name == "output":
+            continue
+        for given in value if isinstance(value, list) else [value]:
+            if not isinstance(given, str):
+                continue
+            for candidate in (given, given[1:]) if given.startswith("@") else (given,):
+                try:
+                    same = os.path.isfile(candidate) and os.path.samefile(candidate, output)
+                except OSError:
+                    same = False
+                if same:
+                    option = name if name == "file" else "--" + name.replace("_", "-")
+                    raise OutputError(
+                        f"-o {output}: expected a new output file, found the input {candidate} "
+                        f"({option}): writing would replace it"
+                    )
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the handler chosen by the parser; an :class:`~xpg.errors.XpgError` becomes one line
     on standard error and exit status 2, an interrupt status 130, a closed pipe status 0."""
     handler: Handler = args.func
     try:
+        refuse_output_onto_input(args)
         return int(handler(args))
     except XpgError as err:
         message = " ".join(str(err).split())

@@ -18,7 +18,11 @@ KR 2021, Algs. 2-4.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
@@ -66,22 +70,67 @@ def cmd_cxp(args: argparse.Namespace) -> int:
     return emit(args, doc, text)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like :class:`KeyboardInterrupt` for SIGINT."""
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` inside the block (main thread only: elsewhere
+    signal handlers cannot be set, and the default action stays)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _is_solver_interrupt(err: Exception) -> bool:
+    """The error python-sat raises when Ctrl-C arrives during a SAT call."""
+    return type(err).__module__ == "pysolvers" and "keyboard interrupt" in str(err).lower()
+
+
 def cmd_enum(args: argparse.Namespace) -> int:
-    """Handler of ``xpg enum``: explanations streamed as found, then a summary."""
+    """Handler of ``xpg enum``: explanations streamed as found, then a summary.
+
+    Ctrl-C (SIGINT) or SIGTERM stops the enumeration: what was found is printed (under
+    ``--json``, the document with ``"complete": false``) and the exit status is 130 or 143.
+    """
     from xpg.explain.marco import Enumerator
 
     xg = load_args_graph(args)
+    status = 0
     with Enumerator(xg, limit=args.limit, timeout=args.timeout) as en:
-        for found in en:
-            if not args.json:
-                print(f"{found.kind.upper()} {braces(found.features)}", flush=True)
+        try:
+            with _sigterm_raises():
+                for found in en:
+                    if not args.json:
+                        print(f"{found.kind.upper()} {braces(found.features)}", flush=True)
+        except KeyboardInterrupt:
+            status = 130
+        except Exception as err:
+            # python-sat catches SIGINT inside a SAT call and raises its own error instead
+            if not _is_solver_interrupt(err):
+                raise
+            status = 130
+        except Terminated:
+            status = 143
         result = en.result()
-    summary = (
-        f"{len(result.axps)} AXps, {len(result.cxps)} CXps, "
-        f"{'complete' if result.complete else 'INCOMPLETE (budget reached)'}, "
-        f"{result.seconds:.4f} s"
-    )
-    return emit(args, result.to_json(), summary)
+    if status:
+        result.complete = False
+    state = "complete" if result.complete else "INCOMPLETE (budget reached)"
+    if status:
+        state = f"INCOMPLETE (interrupted by {'SIGINT' if status == 130 else 'SIGTERM'})"
+    summary = f"{len(result.axps)} AXps, {len(result.cxps)} CXps, {state}, {result.seconds:.4f} s"
+    emit(args, result.to_json(), summary)
+    return status
 
 
 def _add_seed_argument(p: argparse.ArgumentParser, kind: str) -> None:

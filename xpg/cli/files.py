@@ -19,8 +19,8 @@ from xpg.cli.common import (
     add_command,
     add_json_argument,
     emit,
-    is_model_file,
     load_args_graph,
+    load_input,
 )
 
 
@@ -39,16 +39,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Handler of ``xpg validate``: a model file is validated as it is read, a ``.xpg`` too."""
-    if is_model_file(args.file):
-        from xpg.io import load_model
+    from xpg.core.graph import DecisionGraph
 
-        dg = load_model(args.file)  # validates
-        doc = {"file": args.file, "valid": True, "nodes": len(dg), "edges": dg.n_edges}
+    graph = load_input(args.file)  # a model is validated as it is read
+    if isinstance(graph, DecisionGraph):
+        doc = {"file": args.file, "valid": True, "nodes": len(graph), "edges": graph.n_edges}
     else:
-        from xpg.io import read_xpg
-
-        xg = read_xpg(args.file)
-        doc = {"file": args.file, "valid": True, "nodes": xg.n_nodes, "edges": xg.n_edges}
+        doc = {"file": args.file, "valid": True, "nodes": graph.n_nodes, "edges": graph.n_edges}
     return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
 
 

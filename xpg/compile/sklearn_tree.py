@@ -10,6 +10,12 @@ scikit-learn compares ``float32(x) <= t``; the compiler turns every threshold in
 the float64 cut with the same effect on float64 inputs, so the graph agrees with
 ``estimator.predict`` on every input, boundary points included.
 
+Missing values: NaN belongs to no feature's domain (instances holding NaN are refused), so
+on every instance the graph accepts it computes ``predict``.  A tree trained with missing
+values has learned where NaN goes at its splits; that routing cannot be expressed over the
+domains, and such a tree is refused (:func:`learned_missing_routing`) rather than compiled
+into a graph that would silently drop it.
+
 Examples
 --------
 >>> from sklearn.datasets import load_iris
@@ -101,6 +107,37 @@ def feature_space(
     return space
 
 
+def learned_missing_routing(estimator: Any) -> list[int]:
+    """The split nodes of a fitted scikit-learn tree whose NaN routing was learned from
+    missing values in the training data.
+
+    scikit-learn (1.3 and later) sends NaN at a split to the child that saw more training
+    samples (the right child on a tie) unless missing values reached the split during
+    training and another direction was better: a split departing from that default can only
+    come from training with missing values.  (A tree trained with missing values whose
+    learned directions all agree with the default cannot be told apart from its arrays; it
+    routes NaN as any tree does.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [np.nan]]); y = [1, 1, 0, 0, 0, 1]
+    >>> learned_missing_routing(DecisionTreeClassifier(random_state=0).fit(X, y))
+    [0]
+    >>> learned_missing_routing(DecisionTreeClassifier(random_state=0).fit(X[:5], y[:5]))
+    []
+    """
+    tree = estimator.tree_
+    go_left = getattr(tree, "missing_go_to_left", None)
+    if go_left is None:  # scikit-learn before 1.3: NaN is refused by predict
+        return []
+    left, right, count = tree.children_left, tree.children_right, tree.n_node_samples
+    splits = np.flatnonzero(left >= 0)
+    default = count[left[splits]] > count[right[splits]]
+    return [int(n) for n in splits[np.asarray(go_left)[splits].astype(bool) != default]]
+
+
 def from_sklearn_tree(
     estimator: Any,
     features: Sequence[Feature | FeatureGroup] | None = None,
@@ -134,6 +171,15 @@ def from_sklearn_tree(
     if getattr(estimator, "n_outputs_", 1) != 1:
         raise InvalidModelError(
             f"expected a single-output tree, found {estimator.n_outputs_} outputs"
+        )
+    learned = learned_missing_routing(estimator)
+    if learned:
+        node = learned[0]
+        raise InvalidModelError(
+            f"expected a tree trained without missing values, found one that routes NaN by "
+            f"what it learned ({len(learned)} split(s), first node {node} on column "
+            f"{int(tree.feature[node])}): NaN is in no feature domain, so the graph could not "
+            "compute predict's function there; impute the missing values before training"
         )
     space = feature_space(estimator, features)
     for entry in space.entries:

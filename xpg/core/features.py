@@ -25,7 +25,8 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import numbers
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 from typing import Literal as TypingLiteral
@@ -43,7 +44,17 @@ ValueSet: TypeAlias = Any
 
 
 def _bound(x: float) -> Any:
-    """Map Python infinities to portion's, which compare correctly with every number."""
+    """Map Python infinities to portion's, which compare correctly with every number; refuse
+    what is no interval end (NaN, a bool, a non-number, an integer beyond the float range)."""
+    if x is P.inf or x is -P.inf or isinstance(x, type(P.inf)) or isinstance(x, type(-P.inf)):
+        return x
+    ok = isinstance(x, numbers.Real) and not isinstance(x, bool)
+    try:
+        ok = ok and not math.isnan(float(x))
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise InvalidFeatureError(f"expected a number as an interval end, found {x!r}"[:200])
     if isinstance(x, float) and math.isinf(x):
         return P.inf if x > 0 else -P.inf
     return x
@@ -91,6 +102,12 @@ class Feature:
                 f"found {self.kind!r}"
             )
         if self.is_discrete:
+            unhashable = [v for v in self.values if not isinstance(v, Hashable)]
+            if unhashable:
+                raise InvalidFeatureError(
+                    f"feature {self.name!r}: expected strings or numbers as values, "
+                    f"found {unhashable[0]!r}"
+                )
             if len(self.values) == 0:
                 raise InvalidFeatureError(f"feature {self.name!r}: the domain has no values")
             if len(set(self.values)) != len(self.values):
@@ -113,6 +130,7 @@ class Feature:
                 )
 
     # -- constructors -------------------------------------------------------------------------
+    # (see _bound_value for the bounds an integer or real feature accepts)
     @classmethod
     def boolean(cls, name: str) -> Feature:
         """A feature with values 0 and 1."""
@@ -126,12 +144,12 @@ class Feature:
     @classmethod
     def integer(cls, name: str, low: float = -math.inf, high: float = math.inf) -> Feature:
         """An integer (ordinal) feature with inclusive bounds."""
-        return cls(name, "integer", (), float(low), float(high))
+        return cls(name, "integer", (), _bound_value(name, low), _bound_value(name, high))
 
     @classmethod
     def real(cls, name: str, low: float = -math.inf, high: float = math.inf) -> Feature:
         """A real feature on the closed interval ``[low, high]`` (default: all reals)."""
-        return cls(name, "real", (), float(low), float(high))
+        return cls(name, "real", (), _bound_value(name, low), _bound_value(name, high))
 
     # -- domain ------------------------------------------------------------------------------
     @property
@@ -190,7 +208,7 @@ class Feature:
             )
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InvalidInstanceError(
                 f"feature {self.name!r}: expected a number, found {value!r}"
             ) from None
@@ -255,7 +273,12 @@ class Literal:
     @classmethod
     def isin(cls, feature: str, values: Iterable[Any]) -> Literal:
         """``feature in values`` (discrete features; also integers)."""
-        return cls(feature, frozenset(values))
+        try:
+            return cls(feature, frozenset(values))
+        except TypeError:
+            raise InvalidFeatureError(
+                f"literal on {feature!r}: expected strings or numbers as values, found {values!r}"
+            ) from None
 
     @classmethod
     def eq(cls, feature: str, value: Any) -> Literal:
@@ -273,7 +296,11 @@ class Literal:
         """``low < feature <= high`` (by default; ``closed`` says which ends are included)."""
         left = P.CLOSED if closed in ("left", "both") else P.OPEN
         right = P.CLOSED if closed in ("right", "both") else P.OPEN
-        return cls(feature, P.Interval.from_atomic(left, _bound(low), _bound(high), right))
+        try:
+            lo, hi = _bound(low), _bound(high)
+        except InvalidFeatureError as err:
+            raise InvalidFeatureError(f"literal on {feature!r}: {err}") from None
+        return cls(feature, P.Interval.from_atomic(left, lo, hi, right))
 
     @classmethod
     def le(cls, feature: str, threshold: float) -> Literal:
@@ -358,3 +385,17 @@ def real_features(names: Iterable[str]) -> list[Feature]:
     ['real', 'real']
     """
     return [Feature.real(str(n)) for n in names]
+
+
+def _bound_value(name: Any, x: Any) -> float:
+    """A domain bound as a float: a number (an infinity for no bound), not NaN, not a bool."""
+    ok = isinstance(x, numbers.Real) and not isinstance(x, bool)
+    try:
+        value = float(x) if ok else math.nan
+    except OverflowError:  # an integer beyond the float range
+        value = math.nan
+    if math.isnan(value):
+        raise InvalidFeatureError(
+            f"feature {name!r}: expected a number (or an infinity) as a bound, found {x!r}"[:200]
+        )
+    return value

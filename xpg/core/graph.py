@@ -654,7 +654,8 @@ def route_rows(
         taken = np.zeros(len(rows), dtype=int)
         for child, lit in out:
             sat = literal_mask(X[rows, feature_index[lit.feature]], lit)
-            rows_at.setdefault(child, []).append(rows[sat])
+            if sat.any():  # a node no row reaches is not visited
+                rows_at.setdefault(child, []).append(rows[sat])
             taken += sat
         if (taken != 1).any():
             bad = int(np.flatnonzero(taken != 1)[0])

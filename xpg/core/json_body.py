@@ -43,23 +43,64 @@ def _num(x: Any, where: str, default: float) -> float:
     expect(
         isinstance(x, (int, float)) and not isinstance(x, bool),
         where,
-        f"expected a number or null, found {x!r}",
+        f"expected a number or null, found {shown(x)}",
     )
-    return float(x)
+    try:
+        value = float(x)
+    except OverflowError:
+        value = math.inf
+    expect(
+        math.isfinite(value),
+        where,
+        f"expected a finite number or null, found {shown(x)}",
+    )
+    return value
+
+
+def shown(x: Any) -> str:
+    """``repr(x)``, cut short (a found value may be a whole subtree or a huge number)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int) and abs(x) > 10**30:
+        return f"an integer of {len(str(abs(x)))} digits"
+    text = (
+        repr(x)
+        if not isinstance(x, (dict, list))
+        else f"a JSON {'object' if isinstance(x, dict) else 'array'}"
+    )
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def values_list(items: Any, where: str) -> list[Any]:
+    """The values of an ``"in"`` or ``"values"`` list: strings and finite numbers, not
+    ``true``/``false`` (Python would read them as 1 and 0), nothing nested."""
+    expect(isinstance(items, list), where, f"expected a list of values, found {shown(items)}")
+    for k, v in enumerate(items):
+        ok = isinstance(v, (str, int, float)) and not isinstance(v, bool)
+        if ok and isinstance(v, float):
+            ok = math.isfinite(v)
+        if ok and isinstance(v, int):
+            ok = abs(v) <= 2**1023  # a float holds it (numeric literals compare as floats)
+        expect(ok, f"{where}[{k}]", f"expected a string or a finite number, found {shown(v)}")
+    return items
 
 
 def feature_from_dict(d: Any, where: str) -> Feature:
     """A :class:`Feature` from its JSON form."""
     expect(isinstance(d, dict), where, f"expected an object, found {d!r}")
     name, kind = d.get("name"), d.get("type")
-    expect(isinstance(name, str) and bool(name), where, f"expected a 'name' string, found {name!r}")
+    expect(
+        isinstance(name, str) and bool(name),
+        where,
+        f"expected a 'name' string, found {shown(name)}",
+    )
     try:
         if kind == "boolean":
             return Feature.boolean(name)
         if kind == "categorical":
             values = d.get("values")
             expect(isinstance(values, list), where, "a categorical feature needs a 'values' list")
-            return Feature.categorical(name, values)
+            return Feature.categorical(name, values_list(values, f"{where}.values"))
         if kind in ("integer", "real"):
             low = _num(d.get("low"), f"{where}.low", -math.inf)
             high = _num(d.get("high"), f"{where}.high", math.inf)
@@ -90,9 +131,7 @@ def literal_from_dict(feature: str, d: Any, where: str) -> Literal:
     if key == "intervals":
         return _union_from_list(feature, d["intervals"], where)
     if key == "in":
-        if not isinstance(d["in"], list):
-            expect(False, where, f"'in' must be a list, found {d['in']!r}")
-        return Literal.isin(feature, d["in"])
+        return Literal.isin(feature, values_list(d["in"], f"{where}.in"))
     if key in ("le", "gt"):
         t = _num(d[key], f"{where}.{key}", math.nan)
         expect(not math.isnan(t), where, f"'{key}' needs a number")
@@ -174,7 +213,10 @@ def graph_from_body(
     nodes, edges = m.get("nodes"), m.get("edges")
     if not isinstance(nodes, list) or not isinstance(edges, list):
         raise InvalidModelError("model: expected 'nodes' and 'edges' lists")
-    dg = DecisionGraph(features, classes, root=m.get("root"))
+    root = m.get("root")
+    dg = DecisionGraph(
+        features, classes, root=None if root is None else node_id(root, "model.root")
+    )
     feature_of: dict[Any, str | None] = {}
     for i, node in enumerate(nodes):
         where = f"model.nodes[{i}]"
@@ -189,7 +231,13 @@ def graph_from_body(
             if "class" in node:
                 dg.add_terminal(nid, node["class"])
             else:
-                dg.add_node(nid, node.get("feature"))
+                feature = node.get("feature")
+                expect(
+                    feature is None or isinstance(feature, str),
+                    f"{where}.feature",
+                    f"expected a feature name (a string), found {shown(feature)}",
+                )
+                dg.add_node(nid, feature)
         except InvalidGraphError as err:
             raise InvalidModelError(f"{where}: {err}") from None
         feature_of[nid] = node.get("feature")
@@ -200,12 +248,13 @@ def graph_from_body(
             where,
             "expected an object with 'from' and 'to'",
         )
-        parent = edge["from"]
+        parent = node_id(edge["from"], f"{where}.from")
         expect(parent in feature_of, where, f"'from' names an unknown node {parent!r}")
         feature = feature_of[parent]
         expect(feature is not None, where, f"node {parent!r} tests no feature but has an edge")
         try:
-            dg.add_edge(parent, edge["to"], literal_from_dict(str(feature), edge, where))
+            child = node_id(edge["to"], f"{where}.to")
+            dg.add_edge(parent, child, literal_from_dict(str(feature), edge, where))
         except InvalidGraphError as err:
             raise InvalidModelError(f"{where}: {err}") from None
     return dg
@@ -227,11 +276,20 @@ def graph_to_body(dg: DecisionGraph) -> dict[str, Any]:
     return {"type": "decision-graph", "root": dg.root, "nodes": nodes, "edges": edges}
 
 
+def feature_ref(x: Any, names: Any, where: str) -> str:
+    """A feature name used in a model: a string among the declared ``names``."""
+    if not isinstance(x, str):
+        expect(False, where, f"expected a feature name (a string), found {shown(x)}")
+    if x not in names:
+        expect(False, where, f"unknown feature {x!r} (declared: {', '.join(sorted(names))})")
+    return x
+
+
 def node_id(x: Any, where: str) -> Any:
     """A node id of a diagram: a string or an integer."""
     expect(
         isinstance(x, (str, int)) and not isinstance(x, bool),
         where,
-        f"a node id must be a string or an integer, found {x!r}",
+        f"a node id must be a string or an integer, found {shown(x)}",
     )
     return x

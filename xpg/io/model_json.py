@@ -69,16 +69,16 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xpg.core.graph import DecisionGraph
-from xpg.core.json_body import expect, feature_from_dict
+from xpg.core.json_body import expect, feature_from_dict, values_list
 from xpg.core.xpgraph import paused_gc
-from xpg.errors import InvalidGraphError, InvalidModelError, ParseError
+from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.io.atomic import write_text_atomic
+from xpg.io.json_text import dump_json, parse_json
 from xpg.io.xpg_format import read_text
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def read_model_dict(doc: Any) -> Model:
         doc.get("format") == FORMAT, "format", f"expected {FORMAT!r}, found {doc.get('format')!r}"
     )
     expect(
-        doc.get("version") == VERSION,
+        type(doc.get("version")) is int and doc.get("version") == VERSION,
         "version",
         f"expected {VERSION}, found {doc.get('version')!r}",
     )
@@ -135,6 +135,9 @@ def read_model_dict(doc: Any) -> Model:
     expect(not dup, "features", f"feature name(s) {dup} declared more than once")
     classes = doc.get("classes")
     expect(isinstance(classes, list) and bool(classes), "classes", "expected a non-empty list")
+    for k, c in enumerate(classes):
+        if not isinstance(c, bool):  # boolean classes are kept: check_label tells them from 0/1
+            values_list([c], f"classes[{k}]")
     model = doc.get("model")
     expect(isinstance(model, dict), "model", "expected an object")
     kind = model_kind(model.get("type"))
@@ -175,14 +178,12 @@ def model_to_dict(model: Any) -> dict[str, Any]:
 
 def _from_file(path: str | os.PathLike[str], convert: Callable[[Any], T]) -> T:
     """``convert`` of the JSON document in a file; every error names the file."""
-    text = read_text(path, "JSON text")
+    return _from_text(read_text(path, "JSON text"), str(path), convert)
+
+
+def _from_text(text: str, path: str, convert: Callable[[Any], T]) -> T:
     with paused_gc():
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ParseError(
-                f"malformed JSON: {err.msg}", path=str(path), line=err.lineno
-            ) from None
+        doc = parse_json(text, path=str(path))
         try:
             return convert(doc)
         except InvalidModelError as err:
@@ -194,6 +195,11 @@ def load_model(path: str | os.PathLike[str]) -> DecisionGraph:
     return _from_file(path, model_from_dict)
 
 
+def load_model_text(text: str, path: str) -> DecisionGraph:
+    """:func:`load_model` of a file's text already read (``path`` names it in errors)."""
+    return _from_text(text, path, model_from_dict)
+
+
 def read_model(path: str | os.PathLike[str]) -> Model:
     """Read a JSON model file into its model object (not compiled)."""
     return _from_file(path, read_model_dict)
@@ -201,4 +207,4 @@ def read_model(path: str | os.PathLike[str]) -> Model:
 
 def save_model(model: Any, path: str | os.PathLike[str]) -> None:
     """Write a model (see :func:`model_to_dict`) as a JSON model file, whole or not at all."""
-    write_text_atomic(path, json.dumps(model_to_dict(model), indent=1) + "\n")
+    write_text_atomic(path, dump_json(model_to_dict(model), indent=1) + "\n")

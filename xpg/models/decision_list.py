@@ -54,7 +54,7 @@ from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array, literal_mask
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, literal_from_dict, literal_to_dict
+from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict
 from xpg.core.valuesets import as_value_set, feature_cells, literal_mismatch
 from xpg.errors import InvalidModelError
 from xpg.models.obdd import OBDD
@@ -235,11 +235,7 @@ class DecisionList:
             for k, c in enumerate(r["if"]):
                 cw = f"{where}.if[{k}]"
                 expect(isinstance(c, dict) and "feature" in c, cw, "expected a 'feature'")
-                expect(
-                    c["feature"] in by_name,
-                    cw,
-                    f"unknown feature {c['feature']!r} (declared: {', '.join(sorted(by_name))})",
-                )
+                feature_ref(c["feature"], by_name, cw)
                 conds.append(literal_from_dict(c["feature"], c, cw))
             rules.append(Rule(conds, r["then"]))
         return cls(features, classes, rules, body["default"])

@@ -41,7 +41,7 @@ import portion as P
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, node_id
+from xpg.core.json_body import expect, feature_ref, node_id, values_list
 from xpg.core.valuesets import union
 from xpg.errors import InvalidModelError
 from xpg.models.protocol import check_label
@@ -308,7 +308,10 @@ class OMDD:
             "model.order",
             f"expected a list of feature names, found {order!r}",
         )
-        omdd = cls(features, classes, order=order, root=body.get("root"))
+        root = body.get("root")
+        root = None if root is None else node_id(root, "model.root")
+        names = {f.name for f in features}
+        omdd = cls(features, classes, order=order, root=root)
         for i, d in enumerate(nodes):
             where = f"model.nodes[{i}]"
             expect(isinstance(d, dict) and "id" in d, where, "expected an object with an 'id'")
@@ -318,7 +321,8 @@ class OMDD:
                 continue
             expect("feature" in d, where, "expected a 'feature' (or a 'class' for a terminal)")
             try:
-                omdd.add_node(nid, d["feature"], _children_from_dict(d, where, obdd))
+                feature = feature_ref(d["feature"], names, f"{where}.feature")
+                omdd.add_node(nid, feature, _children_from_dict(d, where, obdd))
             except InvalidModelError as err:
                 raise InvalidModelError(f"{where}: {err}") from None
         omdd.check()
@@ -381,7 +385,7 @@ def _children_from_dict(d: Mapping[str, Any], where: str, obdd: bool) -> Any:
             cw,
             "expected {'in': [values], 'to': id}",
         )
-        children.append((c["in"], node_id(c["to"], cw)))
+        children.append((values_list(c["in"], f"{cw}.in"), node_id(c["to"], cw)))
     return children
 
 

@@ -63,7 +63,7 @@ from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array, literal_mask
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, literal_from_dict, literal_to_dict
+from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict
 from xpg.core.valuesets import as_value_set, feature_cells, literal_mismatch
 from xpg.errors import InvalidModelError
 from xpg.models.protocol import checked_signature
@@ -300,11 +300,7 @@ class RiskScore:
                 where,
                 "expected an object with 'feature', a literal and 'points'",
             )
-            expect(
-                c["feature"] in names,
-                where,
-                f"unknown feature {c['feature']!r} (declared: {', '.join(sorted(names))})",
-            )
+            feature_ref(c["feature"], names, where)
             points = c["points"]
             expect(
                 isinstance(points, int) and not isinstance(points, bool),

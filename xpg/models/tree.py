@@ -43,7 +43,7 @@ from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph, batch_matrix, route_rows
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, literal_from_dict, literal_to_dict
+from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict, shown
 from xpg.core.valuesets import literal_mismatch
 from xpg.errors import InvalidGraphError, InvalidModelError
 from xpg.models.protocol import check_label, checked_signature
@@ -122,17 +122,47 @@ class DecisionTree:
             "decision tree", features, classes
         )
         self.root = root
-        for path, node in self.walk():
-            self._check(path, node)
+        self._shape = _Shape(root)
+        for k, node in enumerate(self._shape.nodes):
+            fine = self._fine(node) if isinstance(node, Split) else self._fine_leaf(node)
+            if not fine:
+                self._check(self._shape.path(k), node)
 
     def walk(self) -> Iterable[tuple[str, Node]]:
-        """Every node with its path (``root``, ``root/0``, ...), depth first, preorder."""
-        stack: list[tuple[str, Node]] = [("root", self.root)]
-        while stack:
-            path, node = stack.pop()
-            yield path, node
-            if isinstance(node, Split):
-                stack += [(f"{path}/{i}", sub) for i, (_, sub) in enumerate(node.branches)][::-1]
+        """Every node with its path (``root``, ``root/0``, ...), depth first, preorder.
+
+        A path is as long as the node is deep: on a very deep tree, iterate over
+        :meth:`node_ids` instead (linear in the size of the tree)."""
+        shape = self._shape
+        for k, node in enumerate(shape.nodes):
+            yield shape.path(k), node
+
+    def node_ids(self) -> list[tuple[Any, Node]]:
+        """Every node, preorder, with its id in :meth:`to_decision_graph`: its path when the
+        tree is at most :data:`PATH_ID_DEPTH` deep, else its preorder number (paths of deeper
+        trees would take space quadratic in the depth)."""
+        shape = self._shape
+        if shape.depth <= PATH_ID_DEPTH:
+            return list(self.walk())
+        return list(enumerate(shape.nodes))
+
+    def _fine_leaf(self, node: Any) -> bool:
+        if not isinstance(node, Leaf):
+            return False
+        label = node.label
+        return any(label == c and type(label) is type(c) for c in self.classes)
+
+    def _fine(self, node: Split) -> bool:
+        """The common case of :meth:`_check` without building a path: a known feature,
+        branches, each a literal over it that fits its domain."""
+        i = self.feature_index.get(node.feature) if isinstance(node.feature, str) else None
+        if i is None or not node.branches:
+            return False
+        f = self.features[i]
+        return all(
+            isinstance(lit, Literal) and lit.feature == f.name and not literal_mismatch(f, lit)
+            for lit, _ in node.branches
+        )
 
     def _check(self, path: str, node: Any) -> None:
         if isinstance(node, Leaf):
@@ -159,31 +189,37 @@ class DecisionTree:
     def predict(self, instance: Mapping[str, Any] | Sequence[Any]) -> Any:
         """The class of an instance: follow the branch whose literal holds at each split."""
         values = instance_dict(self.features, instance)
-        node, path = self.root, "root"
+        node: Node = self.root
+        steps: list[int] = []
         while isinstance(node, Split):
             v = values[node.feature]
             taken = [i for i, (lit, _) in enumerate(node.branches) if lit.satisfied_by(v)]
             if len(taken) != 1:
+                path = "/".join(["root", *map(str, steps)])
                 raise InvalidModelError(
                     f"split {path}: {len(taken)} branches admit {node.feature} = {v!r}, "
                     "expected exactly one"
                 )
-            node, path = node.branches[taken[0]][1], f"{path}/{taken[0]}"
+            steps.append(taken[0])
+            node = node.branches[taken[0]][1]
         return node.label
 
     def predict_batch(self, X: Any) -> np.ndarray:
         """The classes of the rows of ``X`` (values in feature order, unchecked), vectorised:
         the rows at each split are divided by its branch literals, all at once."""
-        nodes = dict(self.walk())
+        nodes = dict(self._numbered())
         return route_rows(
             batch_matrix(self.features, X),
             self.feature_index,
-            "root",
+            0,
             list(nodes),
-            lambda p: _branches(p, nodes[p]),
+            lambda p: self._shape.branches(p),
             lambda p: nodes[p].label,  # type: ignore[union-attr]
             error=InvalidModelError,
         )
+
+    def _numbered(self) -> list[tuple[int, Node]]:
+        return list(enumerate(self._shape.nodes))
 
     def validate(self) -> None:
         """Refuse overlapping or missing branches and impossible ones (see :func:`compile_tree`)."""
@@ -196,21 +232,20 @@ class DecisionTree:
     def to_json_body(self) -> dict[str, Any]:
         """``{"type": "decision-tree", "root": NODE}`` (see ``docs/model-format.md``)."""
 
-        def node(n: Node) -> dict[str, Any]:
+        shape = self._shape
+        out: list[dict[str, Any]] = []
+        for n in shape.nodes:  # preorder: every parent is written before its children
             if isinstance(n, Leaf):
-                return {"class": n.label}
-            return {
-                "feature": n.feature,
-                "branches": [{**literal_to_dict(lit), "node": node(s)} for lit, s in n.branches],
-            }
-
-        # an iterative writer would need an explicit stack; trees deeper than Python's
-        # recursion limit are refused by a clear error rather than a RecursionError
-        if self.depth > 900:
-            raise InvalidModelError(
-                f"decision tree of depth {self.depth}: too deep to write as JSON"
-            )
-        return {"type": self.json_type, "root": node(self.root)}
+                out.append({"class": n.label})
+            else:
+                out.append({"feature": n.feature, "branches": []})
+        for k, n in enumerate(shape.nodes):
+            if isinstance(n, Split):
+                out[k]["branches"] = [
+                    {**literal_to_dict(lit), "node": out[c]}
+                    for (lit, _), c in zip(n.branches, shape.children[k])
+                ]
+        return {"type": self.json_type, "root": out[0]}
 
     @classmethod
     def from_json_body(
@@ -218,67 +253,98 @@ class DecisionTree:
     ) -> DecisionTree:
         """The tree of a ``decision-tree`` object."""
         by_name = {f.name for f in features}
-
-        def node(d: Any, where: str) -> Node:
-            if not isinstance(d, dict):  # the message only on failure: d may be a whole subtree
-                expect(False, where, f"expected a node object, found {d!r}")
-            expect(
-                ("class" in d) != ("feature" in d),
-                where,
-                "a node has either a 'class' (leaf) or a 'feature' with 'branches' (split)",
-            )
-            if "class" in d:
-                return Leaf(d["class"])
-            feature = d["feature"]
-            if feature not in by_name:
-                expect(
-                    False,
-                    where,
-                    f"unknown feature {feature!r} (declared: {', '.join(sorted(by_name))})",
-                )
-            branches = d.get("branches")
-            expect(
-                isinstance(branches, list) and bool(branches),
-                where,
-                "expected a non-empty 'branches' list",
-            )
-            out = []
-            for i, b in enumerate(branches):
-                bw = f"{where}.branches[{i}]"
-                expect(isinstance(b, dict) and "node" in b, bw, "expected an object with a 'node'")
-                out.append((literal_from_dict(feature, b, bw), node(b["node"], f"{bw}.node")))
-            return Split(feature, out)
-
         expect("root" in body, "model", "expected a 'root' node")
-        return cls(features, classes, node(body["root"], "model.root"))
+        # Iterative, so that any depth reads; a JSON location is spelt out only on error
+        # (on a deep tree, writing each one would take time quadratic in the depth).
+        docs: list[Any] = [body["root"]]
+        parent: list[tuple[int, int]] = [(-1, -1)]  # (parent, branch) of each node doc
+
+        def where(k: int) -> str:
+            parts = []
+            while k > 0:
+                k, b = parent[k]
+                parts.append(f".branches[{b}].node")
+            return "model.root" + "".join(reversed(parts))
+
+        def located(k: int, err: InvalidModelError) -> InvalidModelError:
+            return InvalidModelError(str(err).replace(_HERE, where(k)))
+
+        k = 0
+        while k < len(docs):  # breadth first: every node doc gets a number
+            d = docs[k]
+            try:
+                if not isinstance(d, dict):  # the message only on failure: a whole subtree
+                    expect(False, _HERE, f"expected a node object, found {shown(d)}")
+                expect(
+                    ("class" in d) != ("feature" in d),
+                    _HERE,
+                    "a node has either a 'class' (leaf) or a 'feature' with 'branches' (split)",
+                )
+                if "feature" in d:
+                    feature_ref(d["feature"], by_name, _HERE)
+                    branches = d.get("branches")
+                    expect(
+                        isinstance(branches, list) and bool(branches),
+                        _HERE,
+                        "expected a non-empty 'branches' list",
+                    )
+                    for i, b in enumerate(branches):
+                        expect(
+                            isinstance(b, dict) and "node" in b,
+                            f"{_HERE}.branches[{i}]",
+                            "expected an object with a 'node'",
+                        )
+                        docs.append(b["node"])
+                        parent.append((k, i))
+            except InvalidModelError as err:
+                raise located(k, err) from None
+            k += 1
+        built: list[Node | None] = [None] * len(docs)
+        first_child = [0] * len(docs)
+        for k in range(len(docs) - 1, 0, -1):
+            first_child[parent[k][0]] = k  # children are numbered consecutively
+        for k in range(len(docs) - 1, -1, -1):  # children before parents
+            d = docs[k]
+            if "class" in d:
+                built[k] = Leaf(d["class"])
+                continue
+            out = []
+            for i, b in enumerate(d["branches"]):
+                try:
+                    lit = literal_from_dict(d["feature"], b, f"{_HERE}.branches[{i}]")
+                except InvalidModelError as err:
+                    raise located(k, err) from None
+                out.append((lit, built[first_child[k] + i]))
+            built[k] = Split(d["feature"], out)  # type: ignore[arg-type]
+        return cls(features, classes, built[0])  # type: ignore[arg-type]
 
     def smt_encoding(self) -> SmtModel:
         """The class of an input as an SMT term: the subtree of the branch whose literal holds
         (``-1`` where no branch does)."""
         enc = SmtModel(self.features, self.classes, self.predict)
         m = enc.mgr
-        nodes = dict(self.walk())
-        terms: dict[str, FNode] = {}
-        for path in postorder("root", lambda p: [c for c, _ in _branches(p, nodes[p])]):
-            node = nodes[path]
+        shape = self._shape
+        terms: dict[int, FNode] = {}
+        for k in postorder(0, lambda k: shape.children[k]):
+            node = shape.nodes[k]
             if isinstance(node, Leaf):
-                terms[path] = m.Int(enc.class_index(node.label))
+                terms[k] = m.Int(enc.class_index(node.label))
             else:
-                terms[path] = first_match(
+                terms[k] = first_match(
                     enc,
-                    [(enc.literal(lit), terms[c]) for c, lit in _branches(path, node)],
+                    [(enc.literal(lit), terms[c]) for c, lit in shape.branches(k)],
                     m.Int(UNDEFINED),
                 )
-        enc.class_term = terms["root"]
+        enc.class_term = terms[0]
         return enc
 
     @property
     def depth(self) -> int:
         """The number of splits on the longest path."""
-        return max(path.count("/") for path, _ in self.walk())
+        return self._shape.depth
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.walk())
+        return len(self._shape.nodes)
 
     def __repr__(self) -> str:
         return (
@@ -304,15 +370,58 @@ class DecisionTree:
         return cls(dg.features, dg.classes, built[dg.root])
 
 
-def _branches(path: str, node: Node) -> list[tuple[str, Literal]]:
-    """The ``(child path, literal)`` pairs of a node (none for a leaf)."""
-    if isinstance(node, Leaf):
-        return []
-    return [(f"{path}/{i}", lit) for i, (lit, _) in enumerate(node.branches)]
+#: Trees at most this deep get their paths (``root/1/0``) as node ids; deeper ones their
+#: preorder numbers (a path is as long as its node is deep).
+PATH_ID_DEPTH = 200
+
+#: Stands for a JSON location in a message until the location is spelt out.
+_HERE = "\x00here\x00"
+
+
+class _Shape:
+    """A tree's nodes in preorder (root 0), each with its parent, branch and children:
+    built iteratively, so any depth works."""
+
+    def __init__(self, root: Any) -> None:
+        self.nodes: list[Any] = []
+        self.parent: list[tuple[int, int]] = []
+        self.children: list[list[int]] = []
+        self.depth = 0
+        level: list[int] = []
+        stack: list[tuple[Any, int, int]] = [(root, -1, -1)]
+        while stack:
+            node, up, branch = stack.pop()
+            k = len(self.nodes)
+            self.nodes.append(node)
+            self.parent.append((up, branch))
+            self.children.append([])
+            level.append(level[up] + 1 if up >= 0 else 0)
+            if up >= 0:
+                self.children[up].append(k)
+            if isinstance(node, Split):
+                self.depth = max(self.depth, level[k] + 1)
+                subs = [sub for _, sub in node.branches]
+                stack += [(sub, k, i) for i, sub in reversed(list(enumerate(subs)))]
+
+    def path(self, k: int) -> str:
+        """``root/1/0``: the branches taken from the root to node ``k``."""
+        steps = []
+        while k > 0:
+            k, branch = self.parent[k]
+            steps.append(str(branch))
+        return "/".join(["root", *reversed(steps)])
+
+    def branches(self, k: int) -> list[tuple[int, Literal]]:
+        """The ``(child, literal)`` pairs of node ``k`` (none for a leaf)."""
+        node = self.nodes[k]
+        if not isinstance(node, Split):
+            return []
+        return [(c, lit) for c, (lit, _) in zip(self.children[k], node.branches)]
 
 
 def compile_tree(tree: DecisionTree) -> DecisionGraph:
-    """The decision graph of a tree (node ids are the tree paths), checked against Def. 2.
+    """The decision graph of a tree, checked against Def. 2; node ids are the tree paths
+    (``root/1/0``), or preorder numbers for trees deeper than :data:`PATH_ID_DEPTH`.
 
     Raises
     ------
@@ -320,16 +429,18 @@ def compile_tree(tree: DecisionTree) -> DecisionGraph:
         When branch literals overlap, leave a gap, or a branch is impossible on its path;
         the message lists every violation.
     """
-    dg = DecisionGraph(tree.features, tree.classes, root="root")
-    for path, node in tree.walk():
+    named = tree.node_ids()
+    ids = [i for i, _ in named]
+    dg = DecisionGraph(tree.features, tree.classes, root=ids[0])
+    for node_id, node in named:
         if isinstance(node, Leaf):
-            dg.add_terminal(path, node.label)
+            dg.add_terminal(node_id, node.label)
         else:
-            dg.add_node(path, node.feature)
-    for path, node in tree.walk():
-        if isinstance(node, Split):
-            for i, (lit, _) in enumerate(node.branches):
-                dg.add_edge(path, f"{path}/{i}", lit)
+            dg.add_node(node_id, node.feature)
+    shape = tree._shape
+    for k, (node_id, _) in enumerate(named):
+        for c, lit in shape.branches(k):
+            dg.add_edge(node_id, ids[c], lit)
     try:
         dg.validate()
     except InvalidGraphError as err:
