@@ -556,6 +556,9 @@ class ExplanationGraph:
         >>> xg.violations()
         ["node 'r' has 2 outgoing edges labelled 1 (at most 1)"]
         """
+        shape = self.shape_violations()
+        if shape:
+            return shape
         if self.runs_on_lists(SMALL_EDGES):
             return _light_violations(self)
         ids, n = self.node_ids, self.n_nodes
@@ -586,6 +589,50 @@ class ExplanationGraph:
                 "(expected the terminal labelled 1)"
             )
         return problems
+
+    def shape_violations(self) -> list[str]:
+        """The arrays that do not fit together: lengths that differ, nodes, the root or
+        variables out of range (checked first: every other check indexes with them).
+
+        Examples
+        --------
+        >>> ExplanationGraph(["a"], ["r", "t"], 0, [0, -1], [-1, 1], [0], [5], [True],
+        ...                  check=False).shape_violations()
+        ['edge_dst: expected node indices from 0 to 1, found 5']
+        """
+        n, n_edges = self.n_nodes, self.n_edges
+        problems = [
+            f"{name}: expected {want} entries (one per {per}), found {len(column)}"
+            for name, column, want, per in (
+                ("node_ids", self.node_ids, n, "node"),
+                ("terminal_value", self._column("terminal_value"), n, "node"),
+                ("edge_dst", self._column("edge_dst"), n_edges, "edge"),
+                ("edge_label", self._column("edge_label"), n_edges, "edge"),
+            )
+            if len(column) != want
+        ]
+        if not 0 <= self.root < n:
+            problems.append(f"root: expected a node index from 0 to {n - 1}, found {self.root}")
+        for name, low, high, what in (
+            ("edge_src", 0, n - 1, "node indices"),
+            ("edge_dst", 0, n - 1, "node indices"),
+            ("node_var", -1, self.n_vars - 1, "variable indices (-1: none)"),
+        ):
+            column = self._column(name)
+            if len(column):
+                lo, hi = (
+                    (min(column), max(column))
+                    if isinstance(column, list)
+                    else (int(column.min()), int(column.max()))
+                )
+                if lo < low or hi > high:
+                    found = lo if lo < low else hi
+                    problems.append(f"{name}: expected {what} from {low} to {high}, found {found}")
+        return problems
+
+    def _column(self, name: str) -> Any:
+        """A node or edge column as it is kept: a list on a light graph, else numpy."""
+        return self._lists[name] if self.light else getattr(self, name)
 
     def _node_violations(self, has_children: np.ndarray) -> list[str]:
         """Nodes whose variable or label does not match their children, node by node."""

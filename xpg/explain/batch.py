@@ -15,9 +15,9 @@ adds ``"necessary"``, ``"relevant"`` and ``"irrelevant"`` (sorted names,
 :func:`~xpg.explain.relevance.classify_features`), and ``"robustness"`` adds
 ``"robustness": {"distance": ..., "counterexample": {...}, "counterexample_class": ...}``
 (:func:`~xpg.explain.exact_robustness.robustness`, as ``xpg robustness --json`` prints it;
-``null`` distance and counterexample when no input is classified otherwise).  A row that cannot be explained (a missing
-feature, a value outside its domain, NaN) gives ``{"row": 17, "error": "..."}`` and the
-rows after it are explained as usual.
+``null`` distance and counterexample when no input is classified otherwise).  A row that
+cannot be explained (a missing feature, a value outside its domain, NaN) gives
+``{"row": 17, "error": "..."}`` and the rows after it are explained as usual.
 
 Examples
 --------
@@ -49,8 +49,8 @@ from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError, XpgError
-from xpg.explain.marco import enumerate_explanations
 from xpg.explain.exact_robustness import robustness
+from xpg.explain.marco import enumerate_explanations
 from xpg.explain.relevance import classify_features
 
 #: what a record may hold besides the prediction: the explanation lists, the feature classes,

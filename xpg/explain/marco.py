@@ -35,13 +35,14 @@ Back Again. AI*IA 2020 (AXps are the minimal hitting sets of the CXps).
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import SolverClosedError
+from xpg.errors import InvalidParameterError, SolverClosedError
 from xpg.explain.axp_cxp import shrink_weak_cxp
 from xpg.explain.masks import minimal_hitting_masks
 from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
@@ -105,6 +106,29 @@ class EnumerationResult:
         }
 
 
+def _checked_limit(limit: Any) -> int | None:
+    """``limit``, a whole number of explanations from 1 up, or None (no limit)."""
+    if limit is None:
+        return None
+    if isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1:
+        return int(limit)
+    raise InvalidParameterError(
+        f"limit: expected a whole number from 1 up or None, found {limit!r}"
+    )
+
+
+def _checked_timeout(timeout: Any) -> float | None:
+    """``timeout``, a finite number of seconds from 0 up, or None (no timeout)."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, numbers.Real) and not isinstance(timeout, bool):
+        if 0 <= timeout < float("inf"):
+            return float(timeout)
+    raise InvalidParameterError(
+        f"timeout: expected a finite number of seconds from 0 up or None, found {timeout!r}"
+    )
+
+
 class Enumerator(SolverOwner):
     """MARCO enumeration as an iterator that owns its SAT solver (use it as a context manager).
 
@@ -136,8 +160,8 @@ class Enumerator(SolverOwner):
         solver: str = "m22",
     ) -> None:
         self.xg = xg
-        self.limit = limit
-        self.timeout = timeout
+        self.limit = _checked_limit(limit)
+        self.timeout = _checked_timeout(timeout)
         self.complete = False
         self.sat_calls = 0
         self.axps: list[tuple[str, ...]] = []
