@@ -110,7 +110,7 @@ def _checked_limit(limit: Any) -> int | None:
     """``limit``, a whole number of explanations from 1 up, or None (no limit)."""
     if limit is None:
         return None
-    if isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1:
+    if isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and int(limit) >= 1:
         return int(limit)
     raise InvalidParameterError(
         f"limit: expected a whole number from 1 up or None, found {limit!r}"
@@ -122,7 +122,7 @@ def _checked_timeout(timeout: Any) -> float | None:
     if timeout is None:
         return None
     if isinstance(timeout, numbers.Real) and not isinstance(timeout, bool):
-        if 0 <= timeout < float("inf"):
+        if 0 <= float(timeout) < float("inf"):
             return float(timeout)
     raise InvalidParameterError(
         f"timeout: expected a finite number of seconds from 0 up or None, found {timeout!r}"
