@@ -39,7 +39,8 @@ def test_interpretation_error_is_exact_on_enumerated_neighbourhoods(seed: int) -
         assert err.exact and err.n_masks == int(inside.sum())
         assert err.n_masks == (2**n if radius is None else ball_size(n, radius))
         assert err.l1 == pytest.approx(float(diff[inside].mean()), rel=1e-12)
-        assert err.l2 == pytest.approx(float(np.sqrt(np.mean(diff[inside] ** 2))), rel=1e-12)
+        assert err.rms == pytest.approx(float(np.sqrt(np.mean(diff[inside] ** 2))), rel=1e-12)
+        assert err.mse == pytest.approx(float(np.mean(diff[inside] ** 2)), rel=1e-12)
         assert err.fraction_above == pytest.approx(float(np.mean(diff[inside] >= 0.5)))
 
 
@@ -52,11 +53,11 @@ def test_exact_spectrum_of_all_degrees_has_zero_error(seed: int) -> None:
     game = table_game(table)
     for radius in (1, 3, None):
         err = interpretation_error(game, spectrum.truncate(n), radius=radius)
-        assert err.l1 < 1e-12 and err.l2 < 1e-12 and err.fraction_above == 0.0
+        assert err.l1 < 1e-12 and err.rms < 1e-12 and err.mse < 1e-12 and err.fraction_above == 0.0
     # dropping the top degree leaves exactly the energy of the dropped part (Parseval)
     top = sum(c * c for s, c in spectrum.coefficients.items() if len(s) == n)
     err = interpretation_error(game, spectrum.truncate(n - 1), radius=None)
-    assert err.l2**2 == pytest.approx(top, rel=1e-9, abs=1e-15)
+    assert err.mse == pytest.approx(top, rel=1e-9, abs=1e-15)
 
 
 def test_sampled_error_on_large_neighbourhoods() -> None:

@@ -59,11 +59,13 @@ from xpg.fourier.metrics import (
     InvalidMetricError,
     count_distinct_models,
     errors_on_masks,
+    estimate_truthful_gap,
     inconsistency,
     interpretation_error,
     mean_spectrum_distance,
     spectrum_distance,
     truthful_gap,
+    truthful_gap_on_masks,
 )
 from xpg.fourier.tree_spectrum import DecisionGraphGame, tree_game_spectrum
 
@@ -95,6 +97,7 @@ __all__ = [
     "ball_masks",
     "count_distinct_models",
     "errors_on_masks",
+    "estimate_truthful_gap",
     "exact_indices",
     "fourier_transform",
     "inconsistency",
@@ -106,5 +109,6 @@ __all__ = [
     "subsets_up_to_degree",
     "tree_game_spectrum",
     "truthful_gap",
+    "truthful_gap_on_masks",
     "uniform_masks",
 ]

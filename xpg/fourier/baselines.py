@@ -305,39 +305,120 @@ class FaithShapIndex(_InteractionIndex):
 class LimeExplainer(RemovalExplainer):
     """LIME on the removal game: a weighted linear model of the game over kept-indicators.
 
-    Masks are drawn as ``lime.lime_text.LimeTextExplainer`` draws them: the instance itself,
-    then masks removing ``k`` random players with ``k`` uniform in ``1..n``; weights are LIME's
-    kernel ``sqrt(exp(-d^2 / width^2))`` of the cosine distance ``d`` (times 100) to the
-    instance; the fit is :meth:`lime.lime_base.LimeBase.explain_instance_with_data` with every
-    feature kept and LIME's default Ridge regressor.
+    Two set-ups:
+
+    * ``setup="lime"`` (default): masks are drawn as ``lime.lime_text.LimeTextExplainer`` draws
+      them: the instance itself, then masks removing ``k`` random players with ``k`` uniform in
+      ``1..n``; weights are LIME's kernel ``sqrt(exp(-d^2 / width^2))`` of the cosine distance
+      ``d`` (times 100) to the instance (width 25); the fit is
+      :meth:`lime.lime_base.LimeBase.explain_instance_with_data` with every feature kept and
+      LIME's default Ridge regressor.  Needs the ``lime`` package.
+    * ``setup="paper"``: the seed paper's set-up (Captum's ``LimeBase``): every player kept or
+      removed by a fair coin flip, weights ``exp(-d^2 / (2 width^2))`` of the cosine distance
+      ``d`` between kept-indicators (Captum's exponential cosine kernel, width 1), and a Lasso
+      with ``alpha = 0.001`` (scikit-learn).  The all-removed mask is at distance 1.
 
     Parameters
     ----------
     n_samples : int
-        Number of masks (= game queries), the instance included.
-    kernel_width : float
-        LIME's kernel width (25, as for text).
+        Number of masks (= game queries), the instance included for ``setup="lime"``.
+    kernel_width : float or None
+        Kernel width (``None``: 25 for ``"lime"``, 1 for ``"paper"``).
     random_state : int or None
+    setup : {"lime", "paper"}
+    lasso_alpha : float
+        Lasso penalty of the ``"paper"`` set-up.
+
+    Examples
+    --------
+    >>> from xpg.fourier.game import RemovalGame
+    >>> game = RemovalGame(lambda x: 0.5 + 0.25 * x[:, 0], 3)
+    >>> lime = LimeExplainer(n_samples=500, setup="paper", random_state=0).fit(game)
+    >>> round(lime.indices_[(0,)], 2)  # kept-indicator weight: 0.25 * 2, shrunk by the Lasso
+    0.5
     """
 
     def __init__(
-        self, n_samples: int = 2000, kernel_width: float = 25.0, random_state: int | None = None
+        self,
+        n_samples: int = 2000,
+        kernel_width: float | None = None,
+        random_state: int | None = None,
+        setup: str = "lime",
+        lasso_alpha: float = 1e-3,
     ) -> None:
         self.n_samples = n_samples
         self.kernel_width = kernel_width
         self.random_state = random_state
+        self.setup = setup
+        self.lasso_alpha = lasso_alpha
 
     def fit(self, game: RemovalGame) -> LimeExplainer:
         """Sample, weight and fit LIME's linear model."""
         who = type(self).__name__
         game = check_game(game, who)
         n_samples = check_int(self.n_samples, "n_samples", 2, who)
-        width = check_float(self.kernel_width, "kernel_width", 1e-12, who)
+        if self.setup not in ("lime", "paper"):
+            raise InvalidExplainerError(
+                f"{who}: expected setup 'lime' or 'paper', found {self.setup!r}"
+            )
+        default_width = 25.0 if self.setup == "lime" else 1.0
+        width = check_float(
+            default_width if self.kernel_width is None else self.kernel_width,
+            "kernel_width",
+            1e-12,
+            who,
+        )
+        n = game.n_players
+        rng = np.random.default_rng(self.random_state)
+        if self.setup == "paper":
+            alpha = check_float(self.lasso_alpha, "lasso_alpha", 0.0, who)
+            intercept, weights = self._fit_paper(game, n, n_samples, width, alpha, rng)
+        else:
+            intercept, weights = self._fit_lime(game, n, n_samples, width, rng, who)
+        indices: dict[Subset, float] = {(): intercept}
+        indices.update({(i,): float(weights[i]) for i in range(n)})
+        self.indices_ = indices
+        self.interpretation_ = FourierPolynomial.from_subset_values(n, indices, game.feature_names)
+        return self
+
+    def _fit_paper(
+        self,
+        game: RemovalGame,
+        n: int,
+        n_samples: int,
+        width: float,
+        alpha: float,
+        rng: np.random.Generator,
+    ) -> tuple[float, np.ndarray]:
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.linear_model import Lasso, LinearRegression
+
+        data = rng.integers(0, 2, size=(n_samples, n)).astype(float)
+        values = self._query(game, 2 * data - 1)
+        kept = data.sum(axis=1)
+        # cosine similarity of a 0/1 row with the all-ones row: kept / sqrt(kept * n)
+        distance = 1.0 - np.sqrt(kept / n)
+        weights = np.exp(-(distance**2) / (2 * width**2))
+        model = LinearRegression() if alpha == 0.0 else Lasso(alpha=alpha, max_iter=10_000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(data, values, sample_weight=weights)
+        return float(model.intercept_), np.asarray(model.coef_, dtype=float)
+
+    def _fit_lime(
+        self,
+        game: RemovalGame,
+        n: int,
+        n_samples: int,
+        width: float,
+        rng: np.random.Generator,
+        who: str,
+    ) -> tuple[float, np.ndarray]:
         lime_base = _require("lime.lime_base", who)
         from sklearn.metrics import pairwise_distances
 
-        n = game.n_players
-        rng = np.random.default_rng(self.random_state)
         data = np.ones((n_samples, n))
         removed = rng.integers(1, n + 1, size=n_samples - 1)
         for row, k in enumerate(removed, start=1):
@@ -349,14 +430,13 @@ class LimeExplainer(RemovalExplainer):
             return np.sqrt(np.exp(-(d**2) / kernel_width**2))
 
         base = lime_base.LimeBase(kernel, random_state=self.random_state)
-        intercept, weights, _score, _local = base.explain_instance_with_data(
+        intercept, pairs, _score, _local = base.explain_instance_with_data(
             data, values[:, None], distances, label=0, num_features=n, feature_selection="none"
         )
-        indices: dict[Subset, float] = {(): float(intercept)}
-        indices.update({(int(i),): float(w) for i, w in weights})
-        self.indices_ = indices
-        self.interpretation_ = FourierPolynomial.from_subset_values(n, indices, game.feature_names)
-        return self
+        weights = np.zeros(n)
+        for i, w in pairs:
+            weights[int(i)] = float(w)
+        return float(intercept), weights
 
 
 class KernelShapExplainer(RemovalExplainer):

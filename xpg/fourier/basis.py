@@ -366,6 +366,11 @@ def fourier_transform(
         raise InvalidPolynomialError(
             f"expected a truth table of length 2**n, found length {values.size}"
         )
+    if not np.isfinite(values).all():
+        bad = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise InvalidPolynomialError(
+            f"expected finite numbers in the truth table, found {values[bad]} at position {bad}"
+        )
     spectrum = _walsh_hadamard(values, n_players)
     codes = np.flatnonzero(np.abs(spectrum) > atol)
     return FourierPolynomial(

@@ -99,7 +99,7 @@ class RemovalGame:
     def __call__(self, masks: ArrayLike) -> np.ndarray:
         """Game values on masks of shape ``(m, n_players)`` (or one mask of shape ``(n,)``)."""
         x = check_masks(masks, self.n_players, where=f"{type(self).__name__} masks")
-        values = np.asarray(self.value_function(x), dtype=float).reshape(-1)
+        values = _as_numbers(self.value_function(x), "the value function")
         if values.shape != (x.shape[0],):
             raise InvalidGameError(
                 f"the value function returned {values.size} values for {x.shape[0]} masks"
@@ -117,6 +117,18 @@ class RemovalGame:
         """Values on all ``2**n`` masks, in the order of :func:`~xpg.fourier.masks.all_masks`."""
         check_enumerable(self.n_players, "RemovalGame.truth_table")
         return self(all_masks(self.n_players))
+
+
+def _as_numbers(output: object, who: str) -> np.ndarray:
+    """``output`` as a flat float array, or :class:`InvalidGameError` saying what it was."""
+    try:
+        return np.asarray(output, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        sample = np.asarray(output, dtype=object).reshape(-1)[:1].tolist()
+        raise InvalidGameError(
+            f"{who} returned {type(output).__name__} with values such as {sample!r}, "
+            "expected numbers"
+        ) from exc
 
 
 def _as_row(values: ArrayLike, n_columns: int | None, name: str) -> np.ndarray:
@@ -167,6 +179,11 @@ class TabularGame(RemovalGame):
         self.model = model
         self.instance = _as_row(instance, None, "instance")
         d = self.instance.size
+        expected = getattr(model, "n_features_in_", None)
+        if isinstance(expected, (int, np.integer)) and expected != d:
+            raise InvalidGameError(
+                f"instance: the model expects {int(expected)} features, found {d} values"
+            )
         if (baseline is None) == (background is None):
             raise InvalidGameError(
                 "expected exactly one removal rule: baseline=<row> or background=<rows>, "
@@ -212,23 +229,36 @@ class TabularGame(RemovalGame):
         if hasattr(model, "predict_proba"):
             classes = list(getattr(model, "classes_", []))
             if target is None:
-                target = model.predict(self.instance[None, :])[0]
+                target = self._call_model(model.predict, self.instance[None, :], "predict")[0]
             hits = [k for k, c in enumerate(classes) if c == target]
             if not hits:
                 raise InvalidGameError(
                     f"target: expected one of the classes {classes}, found {target!r}"
                 )
             column = hits[0]
-            return (lambda X: model.predict_proba(X)[:, column]), target
+            return (
+                lambda X: self._call_model(model.predict_proba, X, "predict_proba")[:, column]
+            ), target
         if target is not None:
             raise InvalidGameError("target is only meaningful for models with predict_proba")
         if hasattr(model, "predict"):
-            return model.predict, None
+            return (lambda X: self._call_model(model.predict, X, "predict")), None
         if callable(model):
-            return model, None
+            return (lambda X: self._call_model(model, X, "the model")), None
         raise InvalidGameError(
             f"expected a model with predict_proba or predict, or a callable, found {type(model)}"
         )
+
+    @staticmethod
+    def _call_model(function: Callable[[np.ndarray], Any], rows: np.ndarray, what: str) -> Any:
+        # a model that rejects the rows (wrong width, wrong types) fails with its own library's
+        # error; say which call and which shape instead
+        try:
+            return function(rows)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise InvalidGameError(
+                f"{what} failed on rows of shape {rows.shape}: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _values(self, masks: np.ndarray) -> np.ndarray:
         d = self.instance.size
@@ -241,7 +271,7 @@ class TabularGame(RemovalGame):
         for start in range(0, masks.shape[0], step):
             kp = keep[start : start + step, None, :]
             rows = np.where(kp, self.instance, self.replacements[None, :, :]).reshape(-1, d)
-            values = np.asarray(self._output(rows), dtype=float).reshape(-1)
+            values = _as_numbers(self._output(rows), "the model")
             if values.size != rows.shape[0]:
                 raise InvalidGameError(
                     f"the model returned {values.size} outputs for {rows.shape[0]} rows"

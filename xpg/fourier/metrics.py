@@ -2,11 +2,15 @@
 
 * Interpretation error (Def. 2.5): how far an interpretation ``g`` is from the game ``f`` on a
   neighbourhood of the instance, the uniform distribution on masks with at most ``r`` removed
-  players (or the whole cube).  Three summaries, as in the paper's tables: the L1 error
-  ``E|f - g|``, the L2 error ``sqrt(E (f - g)^2)`` and the fraction of masks where
-  ``|f - g| >= tolerance`` (the paper's "L0", tolerance 0.1).
+  players (or the whole cube).  The summaries of the paper's tables: the L1 error
+  ``E|f - g|``, the mean squared error ``E (f - g)^2`` (what the paper's tables call "L2":
+  they always show it below L1, impossible for a root mean square of errors below 1) and the
+  fraction of masks where ``|f - g| >= tolerance`` (the paper's "L0", tolerance 0.1); the root
+  mean square ``sqrt(E (f - g)^2)`` is given beside them.
 * Truthful gap (Def. 2.4, Lemma 3.4): ``sum_{|S| <= C} (f_S - g_S)^2``, how far ``g`` is from
-  the part of ``f`` that bases of degree at most ``C`` can express.
+  the part of ``f`` that bases of degree at most ``C`` can express; exact from a spectrum, or
+  estimated without bias from uniform masks when ``f`` is too large to transform
+  (:func:`estimate_truthful_gap`, the paper's Appendix K).
 * Inconsistency (section 3.3 and 4): the spectrum distance ``(sum_S |p_S - q_S|^q)^(1/q)``
   between interpretations, and ``log2`` of the number of distinct interpretation models used
   on a neighbourhood (0 for one global polynomial).
@@ -19,8 +23,8 @@ Examples
 >>> f = FourierPolynomial(3, {(): 0.5, (0,): 0.25, (1, 2): 0.125})
 >>> g = f.truncate(1)
 >>> err = interpretation_error(RemovalGame(f, 3), g, radius=None)
->>> (err.l1, err.l2, err.fraction_above, err.exact)
-(0.125, 0.125, 1.0, True)
+>>> (err.l1, err.mse, err.rms, err.fraction_above, err.exact)
+(0.125, 0.015625, 0.125, 1.0, True)
 >>> truthful_gap(g, f, degree=1), truthful_gap(g, f, degree=2)
 (0.0, 0.015625)
 >>> spectrum_distance(f, g, order=1)
@@ -43,10 +47,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from xpg.errors import InvalidMetricError
-from xpg.fourier.basis import FourierPolynomial, check_masks
+from xpg.fourier.basis import (
+    FourierPolynomial,
+    check_masks,
+    count_subsets_up_to_degree,
+    parity_features,
+    subsets_up_to_degree,
+)
 from xpg.fourier.game import RemovalGame
-from xpg.fourier.harmonica import AnchoredInterpretation
-from xpg.fourier.masks import neighbourhood_masks
+from xpg.fourier.harmonica import MAX_PARITY_FEATURES, AnchoredInterpretation
+from xpg.fourier.masks import neighbourhood_masks, uniform_masks
 
 Interpretation = Callable[[np.ndarray], ArrayLike]
 Models = FourierPolynomial | AnchoredInterpretation | Sequence[FourierPolynomial]
@@ -60,7 +70,9 @@ class InterpretationError:
     ----------
     l1 : float
         Mean absolute difference ``E|f - g|``.
-    l2 : float
+    mse : float
+        Mean squared difference ``E (f - g)^2`` (the paper's "L2").
+    rms : float
         Root mean squared difference ``sqrt(E (f - g)^2)``.
     fraction_above : float
         Fraction of masks with ``|f - g| >= tolerance``.
@@ -74,7 +86,8 @@ class InterpretationError:
     """
 
     l1: float
-    l2: float
+    mse: float
+    rms: float
     fraction_above: float
     tolerance: float
     radius: int | None
@@ -103,7 +116,8 @@ def errors_on_masks(
     diff = np.abs(np.asarray(interpretation(x), dtype=float).reshape(-1) - y)
     return InterpretationError(
         l1=float(diff.mean()),
-        l2=float(np.sqrt(np.mean(diff**2))),
+        mse=float(np.mean(diff**2)),
+        rms=float(np.sqrt(np.mean(diff**2))),
         fraction_above=float(np.mean(diff >= tolerance)),
         tolerance=float(tolerance),
         radius=radius,
@@ -148,6 +162,7 @@ def truthful_gap(
     :func:`~xpg.fourier.tree_spectrum.tree_game_spectrum`) or estimated
     (:class:`~xpg.fourier.harmonica.LowDegree`).
     """
+    _check_degree(degree, "truthful_gap")
     g = _spectrum_of(interpretation, "truthful_gap interpretation")
     f = _spectrum_of(reference, "truthful_gap reference")
     if f.n_players != g.n_players:
@@ -157,6 +172,89 @@ def truthful_gap(
         )
     diff = (f - g).truncate(degree)
     return float(sum(c * c for c in diff.coefficients.values()))
+
+
+def _check_degree(degree: object, who: str) -> int:
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
+        raise InvalidMetricError(f"{who}: expected degree to be an integer >= 0, found {degree!r}")
+    return int(degree)
+
+
+def estimate_truthful_gap(
+    game: RemovalGame,
+    interpretation: FourierPolynomial,
+    degree: int,
+    n_samples: int = 20_000,
+    random_state: int | None = None,
+) -> float:
+    """Unbiased estimate of ``truthful_gap(interpretation, spectrum of game, degree)``.
+
+    With ``h = f - g`` on ``m`` uniform masks, ``d_S = mean(h chi_S)`` estimates ``f_S - g_S``
+    and ``(m d_S^2 - mean(h^2)) / (m - 1)`` estimates its square without bias (``chi_S^2 = 1``);
+    their sum over ``|S| <= degree`` is returned.  This is the sampling estimate of the paper's
+    Appendix K for games too large to transform exactly; it can be slightly negative when the
+    gap is close to 0.  The ``n_samples`` game queries are counted by the game.
+
+    Examples
+    --------
+    >>> f = FourierPolynomial(4, {(): 0.5, (0,): 0.25, (1, 2): 0.125})
+    >>> est = estimate_truthful_gap(RemovalGame(f, 4), f.truncate(1), 2, random_state=0)
+    >>> abs(est - 0.125**2) < 2e-3
+    True
+    """
+    degree = _check_degree(degree, "estimate_truthful_gap")
+    g = _spectrum_of(interpretation, "estimate_truthful_gap interpretation")
+    if not isinstance(game, RemovalGame) or game.n_players != g.n_players:
+        raise InvalidMetricError(
+            f"estimate_truthful_gap: expected a RemovalGame on {g.n_players} players, "
+            f"found {game!r}"
+        )
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
+        raise InvalidMetricError(
+            f"estimate_truthful_gap: expected n_samples to be an integer >= 2, found {n_samples!r}"
+        )
+    n_subsets = count_subsets_up_to_degree(g.n_players, degree)
+    if n_subsets > MAX_PARITY_FEATURES:
+        raise InvalidMetricError(
+            f"estimate_truthful_gap: degree {degree} on {g.n_players} players gives {n_subsets} "
+            f"parity functions, expected at most {MAX_PARITY_FEATURES}"
+        )
+    masks = uniform_masks(g.n_players, int(n_samples), np.random.default_rng(random_state))
+    return truthful_gap_on_masks(g, masks, game(masks), degree)
+
+
+def truthful_gap_on_masks(
+    interpretation: FourierPolynomial, masks: ArrayLike, values: ArrayLike, degree: int
+) -> float:
+    """:func:`estimate_truthful_gap` from known game ``values`` on uniform ``masks``.
+
+    Use this to score many interpretations on one shared set of game evaluations.
+    """
+    degree = _check_degree(degree, "truthful_gap_on_masks")
+    g = _spectrum_of(interpretation, "truthful_gap_on_masks interpretation")
+    x = check_masks(masks, g.n_players, where="truthful_gap_on_masks masks")
+    y = np.asarray(values, dtype=float).reshape(-1)
+    if y.size != x.shape[0] or y.size < 2:
+        raise InvalidMetricError(
+            f"truthful_gap_on_masks: expected one game value per mask and at least 2 masks, "
+            f"found {y.size} values for {x.shape[0]} masks"
+        )
+    n_subsets = count_subsets_up_to_degree(g.n_players, degree)
+    if n_subsets > MAX_PARITY_FEATURES:
+        raise InvalidMetricError(
+            f"truthful_gap_on_masks: degree {degree} on {g.n_players} players gives {n_subsets} "
+            f"parity functions, expected at most {MAX_PARITY_FEATURES}"
+        )
+    masks = x
+    h = y - g(x)
+    subsets = subsets_up_to_degree(g.n_players, degree)
+    sums = np.zeros(len(subsets))
+    step = max(1, 4_000_000 // len(subsets))
+    for start in range(0, len(h), step):
+        sums += parity_features(masks[start : start + step], subsets).T @ h[start : start + step]
+    m = float(len(h))
+    d = sums / m
+    return float(np.sum((m * d * d - np.mean(h * h)) / (m - 1)))
 
 
 def spectrum_distance(p: FourierPolynomial, q: FourierPolynomial, order: float = 2) -> float:
@@ -212,7 +310,12 @@ def inconsistency(models: Models, masks: ArrayLike | None = None, atol: float = 
     Pass one polynomial per explained point for attribution-style explainers (up to ``2**n``
     different models, inconsistency up to ``n``), or an anchored interpretation.
     """
-    return math.log2(count_distinct_models(models, masks, atol))
+    count = count_distinct_models(models, masks, atol)
+    if count == 0:
+        raise InvalidMetricError(
+            "inconsistency: expected at least one interpretation model, found none"
+        )
+    return math.log2(count)
 
 
 def mean_spectrum_distance(models: Models, order: float = 2) -> float:
