@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, str] = {
     "probabilistic": "bench.probabilistic.table2",
     "probabilistic-exact": "bench.probabilistic.exact_trees",
     "probabilistic-parity": "bench.probabilistic.parity",
+    "probabilistic-sweep": "bench.probabilistic.sweep",
     "fourier-error": "bench.fourier.interpretation_error",
     "fourier-recovery": "bench.fourier.polynomial_recovery",
     "fourier-truthful-gap": "bench.fourier.truthful_gap",

@@ -173,6 +173,16 @@ DATASETS: dict[str, Dataset] = {
             0.10,
         ),
         Dataset(
+            "dermatology",
+            "pmlb/dermatology.tsv.gz",
+            "dermatology",
+            "0.58 (0.38)",
+            "0.64 (0.32)",
+            "0.75 (0.27)",
+            60.02,
+            31.30,
+        ),
+        Dataset(
             "tae", "pmlb/tae.tsv.gz", "tae", "0.23 (0.21)", "0.30 (0.28)", "0.38 (0.36)", 0.46, 0.07
         ),
     ]

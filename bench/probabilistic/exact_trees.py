@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--data-dir", help="datasets folder (default: $XPG_DATA_DIR or ../shared/datasets)"
     )
-    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), help="default: all 14")
+    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), help="default: all 15")
     parser.add_argument("--instances", type=int, default=10)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--depth", type=int, default=6)

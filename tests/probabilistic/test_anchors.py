@@ -77,3 +77,39 @@ def test_exact_evaluation_on_compiled_models() -> None:
     r = find_anchor(model, [0, 1, 0, 0, 0, 0, 1, 0], seed=1)
     assert r.precision is not None and r.precision.method == "exact-propagation"
     assert r.precision.error == precision_error(model, [0, 1, 0, 0, 0, 0, 1, 0], r.features).error
+
+
+def test_training_data_perturbation_as_anchor_exp_draws_it() -> None:
+    """Koriche et al. ran Anchors on training-data perturbations: anchor-exp's tabular
+    sampler draws training rows and overwrites the anchored columns with the instance's
+    values.  ``EmpiricalDistribution`` as the distribution does the same: every input the
+    model sees is a training row with some columns set to the instance's values."""
+    from xpg.probabilistic import EmpiricalDistribution
+
+    train = np.random.default_rng(0).integers(0, 2, (5, 8))
+    x = np.array([0, 1, 0, 0, 0, 0, 1, 0])
+
+    def perturbed_from_training(Z: np.ndarray) -> np.ndarray:
+        """Per row of Z: some training row agrees with it wherever it differs from x."""
+        ok = (Z[:, None, :] == train[None, :, :]) | (Z[:, None, :] == x[None, None, :])
+        return np.asarray(ok.all(axis=2).any(axis=1))
+
+    for distribution, expected in (
+        (EmpiricalDistribution(FEATURES).fit(train), True),
+        (None, False),
+    ):
+        queried: list[np.ndarray] = []
+
+        def f(X: np.ndarray, queried: list[np.ndarray] = queried) -> np.ndarray:
+            queried.append(np.array(X))
+            return (X[:, 1] * X[:, 6]).astype(int)
+
+        r = find_anchor(BlackBox(f, FEATURES), x, distribution, seed=0, evaluate=None)
+        assert r.method == "anchors" and r.size <= 8
+        Z = np.concatenate(queried[1:]).astype(int)  # the first query is the instance
+        assert len(Z) >= 100
+        inside = perturbed_from_training(Z)
+        if expected:
+            assert inside.all()
+        else:  # uniform perturbations leave the five training rows' patterns
+            assert inside.mean() < 0.5

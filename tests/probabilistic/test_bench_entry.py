@@ -22,3 +22,55 @@ def test_parity_benchmark_through_the_cli(bench_cli, tmp_path: Path) -> None:
     with open(tmp_path / "parity_summary.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["method"] for r in rows] == ["certificate"]
+
+
+def test_sweep_quick_through_the_cli(bench_cli, tmp_path: Path) -> None:
+    """``xpg bench probabilistic-sweep --quick``: both sweeps, every method, the plots; Anchors
+    (no sample-size parameter) has one value along m; m = 1000 and k = 5 are the same run."""
+    assert bench_cli.run("probabilistic-sweep", ["--quick", "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "sweep.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    keys = {(r["sweep"], int(r["value"]), r["method"]) for r in rows}
+    methods = {"cop", "sat", "anchors"}
+    assert keys == {
+        (s, v, m) for s, v in [("m", 100), ("m", 1000), ("k", 1), ("k", 5)] for m in methods
+    }
+    for r in rows:
+        assert 0.0 <= float(r["precision_error"]) <= 1.0
+        assert int(r["size"]) <= (int(r["value"]) if r["sweep"] == "k" else 5)
+    by = {(r["instance"], r["sweep"], int(r["value"]), r["method"]): r for r in rows}
+    for (n, sweep, value, method), r in by.items():
+        if method == "anchors" and sweep == "m":
+            assert r["precision_error"] == by[(n, "k", 5, "anchors")]["precision_error"]
+        if sweep == "m" and value == 1000:
+            assert r["precision_error"] == by[(n, "k", 5, method)]["precision_error"]
+    with open(tmp_path / "sweep_summary.csv") as handle:
+        summary = list(csv.DictReader(handle))
+    paper = {(r["sweep"], r["value"], r["method"]): r["paper (Table 2)"] for r in summary}
+    assert paper[("k", "5", "cop")] == "0.09" and paper[("k", "1", "cop")] == "-"
+    for name in ("figure1_m.png", "figure2_k.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_table2_compares_cop_with_both_anchors_setups(bench_cli, tmp_path: Path) -> None:
+    argv = ["--datasets", "iris", "--instances", "2", "--deterministic-time", "2"]
+    assert bench_cli.run("probabilistic", [*argv, "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "table2.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["method"] for r in rows] == ["cop", "sat", "anchors", "anchors-uniform"] * 2
+    for r in rows:
+        assert int(r["size"]) <= 5 and 0.0 <= float(r["precision_error"]) <= 1.0
+        if r["method"] == "cop":
+            assert float(r["deterministic_seconds"]) <= 2.0 + 0.5
+    with open(tmp_path / "table2_summary.csv") as handle:
+        (summary,) = list(csv.DictReader(handle))
+    errors = {
+        m: [float(r["precision_error"]) for r in rows if r["method"] == m]
+        for m in ("cop", "anchors", "anchors-uniform")
+    }
+    for other in ("anchors", "anchors-uniform"):
+        counts = summary[f"cop vs {other} w/t/l"].split()[0].split("/")
+        wins = sum(a < b for a, b in zip(errors["cop"], errors[other], strict=True))
+        losses = sum(a > b for a, b in zip(errors["cop"], errors[other], strict=True))
+        assert [int(c) for c in counts] == [wins, 2 - wins - losses, losses]
+    assert summary["paper anchors"] == "0.41 (0.27)"

@@ -134,3 +134,66 @@ def test_evaluation_uses_exact_precision_on_compiled_models() -> None:
     r = find_optimal_rule(model, X[0], k=3, solver="rc2", seed=0)
     assert r.precision is not None and r.precision.method == "exact-propagation"
     assert r.precision.error == precision_error(model, X[0], r.features, method="enumerate").error
+
+
+def test_interrupted_rc2_is_optimal_exactly_when_its_answer_meets_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RC2 interrupted after reaching cost c: the answer (the greedy rule) is optimal when its
+    objective equals the bound, and only then.  The interruption is simulated: ``compute``
+    returns None (as on an interrupt) after raising the cost to the brute-force optimum."""
+    from pysat.examples.rc2 import RC2
+
+    state: dict[str, int] = {}
+
+    def interrupted(self, expect_interrupt: bool = False):  # type: ignore[no-untyped-def]
+        self.cost = state["cost"]
+        return None
+
+    monkeypatch.setattr(RC2, "compute", interrupted)
+    seen = {True: 0, False: 0}
+    for seed in range(120):
+        agree, same, k = random_samples(seed)
+        for encoding in ("cop", "sat"):
+            best = brute_force(agree, same, k, encoding)
+            always = int(np.sum(agree.all(axis=1) & ~same))  # fired on by every rule
+            for reached in (best, best - 1):  # the bound RC2 had proved, then a weaker one
+                if reached < always:
+                    continue
+                state["cost"] = reached - always
+                sol = solve_rule(agree, same, k, encoding=encoding, solver="rc2")
+                assert sol.status == "INTERRUPTED" and sol.lower_bound <= reached
+                assert sol.objective == rule_objective(agree, same, sol.features, encoding)
+                assert sol.optimal == (sol.objective == reached)
+                assert not sol.optimal or sol.objective == best
+                seen[sol.optimal] += 1
+    assert seen[True] > 20 and seen[False] > 20  # both cases occur
+
+
+@pytest.mark.skipif(not cpsat_available(), reason="needs ortools (extra 'cp')")
+def test_deterministic_time_limit_repeats_exactly() -> None:
+    rng = np.random.default_rng(1)
+    agree = rng.random((1500, 40)) < 0.5
+    same = rng.random(1500) < 0.4
+    runs = [
+        solve_rule(agree, same, 5, solver="cpsat", deterministic_time=0.2, seed=3) for _ in range(2)
+    ]
+    a, b = runs
+    assert (a.features, a.objective, a.lower_bound, a.status) == (
+        b.features,
+        b.objective,
+        b.lower_bound,
+        b.status,
+    )
+    assert not a.optimal and a.status == "FEASIBLE"  # stopped by the deterministic limit
+    assert 0.2 <= a.deterministic_seconds < 0.5
+    assert a.deterministic_seconds == pytest.approx(b.deterministic_seconds, rel=1e-9)
+    assert a.objective == rule_objective(agree, same, a.features, "cop")
+    # no limit reached on a small problem: proved optimal, against brute force
+    small_agree, small_same, k = random_samples(4)
+    sol = solve_rule(small_agree, small_same, k, solver="cpsat", deterministic_time=5.0)
+    assert sol.optimal and sol.objective == brute_force(small_agree, small_same, k, "cop")
+    with pytest.raises(InvalidParameterError, match="deterministic_time"):
+        solve_rule(agree, same, 5, solver="rc2", deterministic_time=1.0)
+    with pytest.raises(InvalidParameterError, match="deterministic_time"):
+        solve_rule(agree, same, 5, solver="cpsat", deterministic_time=0.0)

@@ -10,6 +10,11 @@ from the same :class:`~xpg.probabilistic.distributions.SamplingDistribution` as 
 explainers: the candidate predicates are "feature ``j`` equals the instance's value", so an
 anchor is a feature set whose precision is the one every explainer here is measured by.
 
+Perturbations: anchor-exp's tabular explainer, given training data, draws training rows and
+overwrites the anchored columns with the instance's values (Koriche et al.'s set-up).  Pass
+``EmpiricalDistribution(features).fit(X_train)`` as ``distribution`` for exactly that; the
+default, uniform inputs, perturbs with the distribution the explanation is evaluated on.
+
 ``anchor_beam`` draws from numpy's global random state; the call seeds it from ``seed`` and
 restores the previous state afterwards, so runs are reproducible and callers' streams are
 left untouched.
@@ -117,7 +122,9 @@ def find_anchor(
     model : BlackBox or DecisionGraph
     instance : mapping or sequence
     distribution : SamplingDistribution, optional
-        Where perturbations come from (default: uniform over the domains).
+        Where perturbations come from (default: uniform over the domains;
+        :class:`~xpg.probabilistic.distributions.EmpiricalDistribution` fitted on the
+        training data for anchor-exp's training-data perturbations).
     beam_size : int, default 10
         Candidates kept per anchor size (Koriche et al.'s baseline: 10).
     threshold : float, default 0.95

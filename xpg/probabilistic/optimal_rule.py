@@ -12,14 +12,28 @@ instance's class (positive) or not (negative).  The rule with body ``S`` (``|S| 
 * ``"sat"`` (Table 1 without the positive constraints (v)): minimise the number of negatives
   fired on; uncovered positives cost nothing, so the rule may cover few samples.
 
+The rule's *size* ``K`` is the number of chosen features, ``|S| <= k``, in both encodings,
+and the rule fires on sample ``i`` when ``sum_j X_j u_ij >= K``, i.e. on every chosen
+feature.  Table 1 read literally makes ``K`` a free variable in ``{0..k}`` constrained only by
+``sum_j X_j <= K`` (iv); then ``K`` may exceed the number of chosen features, the rule fires
+on no sample, and Sat is trivial (objective 0 with the empty body and ``K = 1``).  Here
+``K = sum_j X_j``: the reading of the paper's Lemma 2 and Theorem 3 (monotone k-monomials).
+
 Both are solved by an off-the-shelf optimiser over one Boolean variable per feature and one
 per sample, with a time limit, reporting whether optimality was proved:
 
 * ``solver="cpsat"``: OR-Tools CP-SAT (the paper's solver), with the greedy rule as a
-  solution hint; on a timeout it returns its best rule and lower bound.
+  solution hint; on a timeout it returns its best rule and lower bound.  Besides the
+  wall-clock ``time_limit``, ``deterministic_time`` bounds CP-SAT's deterministic time
+  (``max_deterministic_time``): a measure of work that does not depend on the machine's
+  load, so a run repeats exactly with one worker and a seed.
 * ``solver="rc2"``: the same encoding as weighted MaxSAT (hard cardinality constraint by a
   sequential counter; one soft clause per sample) for python-sat's RC2, interrupted at the
   time limit (then the greedy rule is returned, with RC2's lower bound).
+
+Whichever solver answers, the answer is reported optimal when its objective meets its lower
+bound, even if the solver was interrupted before proving it (an interrupted RC2 run whose
+greedy rule already meets the cost RC2 had reached, for instance).
 
 ``"auto"`` picks CP-SAT when OR-Tools is installed (the ``cp`` extra): on the Table 2
 protocol it proves optimality several times faster than RC2 and keeps an incumbent on a
@@ -85,11 +99,14 @@ class RuleSolution:
     lower_bound : int
         No rule of at most ``k`` features does better (equals ``objective`` when optimal).
     optimal : bool
-        Optimality proved within the time limit.
+        Optimality proved within the limits: the solver proved it, or the objective meets
+        the lower bound (``status`` may then be ``"FEASIBLE"`` or ``"INTERRUPTED"``).
     solver : {"cpsat", "rc2"}
     status : str
         The solver's status (``"OPTIMAL"``, ``"FEASIBLE"``, ``"INTERRUPTED"``...).
     seconds : float
+    deterministic_seconds : float
+        CP-SAT's deterministic time spent (0 for RC2).
     """
 
     features: tuple[int, ...]
@@ -99,6 +116,7 @@ class RuleSolution:
     solver: str
     status: str
     seconds: float
+    deterministic_seconds: float = 0.0
 
 
 def _as_bool(name: str, values: Any) -> np.ndarray:
@@ -170,7 +188,7 @@ def greedy_rule(agree: Any, same: Any, k: int, encoding: Encoding) -> tuple[int,
 @dataclass(frozen=True)
 class _RuleProblem:
     """What both rule solvers read: the merged samples (identical ones as one, weighted), the
-    largest rule, the encoding, the time limit and the greedy rule as a hint."""
+    largest rule, the encoding, the time limits and the greedy rule as a hint."""
 
     agree: np.ndarray
     same: np.ndarray
@@ -179,6 +197,7 @@ class _RuleProblem:
     encoding: Encoding
     time_limit: float
     hint: tuple[int, ...]
+    deterministic_time: float | None = None
 
     def costly_samples(self) -> Iterator[tuple[int, list[int], bool, int]]:
         """Per sample a rule can be charged for: its index, the features on which it differs
@@ -194,7 +213,7 @@ class _RuleProblem:
 
 def _solve_cpsat(
     problem: _RuleProblem, workers: int, seed: int
-) -> tuple[tuple[int, ...], int, int, bool, str]:
+) -> tuple[tuple[int, ...], int, int, bool, str, float]:
     from ortools.sat.python import cp_model
 
     agree, hint = problem.agree, problem.hint
@@ -223,15 +242,19 @@ def _solve_cpsat(
     model.minimize(constant + sum(terms))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(problem.time_limit)
+    if problem.deterministic_time is not None:
+        solver.parameters.max_deterministic_time = float(problem.deterministic_time)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
     status = solver.solve(model)
     name = solver.status_name(status)
+    work = float(solver.deterministic_time)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return hint, -1, int(np.ceil(solver.best_objective_bound)), False, name
+        return hint, -1, int(np.ceil(solver.best_objective_bound)), False, name, work
     chosen = tuple(j for j in range(d) if solver.boolean_value(x[j]))
     bound = int(np.ceil(solver.best_objective_bound - 1e-6))
-    return chosen, int(round(solver.objective_value)), bound, status == cp_model.OPTIMAL, name
+    objective = int(round(solver.objective_value))
+    return chosen, objective, bound, status == cp_model.OPTIMAL, name, work
 
 
 def _solve_rc2(problem: _RuleProblem) -> tuple[tuple[int, ...], int, int, bool, str]:
@@ -286,6 +309,7 @@ def solve_rule(
     encoding: Encoding = "cop",
     solver: RuleSolver = "auto",
     time_limit: float = 60.0,
+    deterministic_time: float | None = None,
     workers: int = 1,
     seed: int = 0,
 ) -> RuleSolution:
@@ -302,7 +326,10 @@ def solve_rule(
     encoding : {"cop", "sat"}
     solver : {"auto", "cpsat", "rc2"}
     time_limit : float
-        Seconds; the answer says whether optimality was proved in time.
+        Wall-clock seconds; the answer says whether optimality was proved in time.
+    deterministic_time : float, optional
+        CP-SAT only: its ``max_deterministic_time``, a limit on work that does not depend
+        on the machine's load (with one worker and a seed, a run repeats exactly).
     workers : int
         CP-SAT search workers (1 keeps runs reproducible).
     seed : int
@@ -312,6 +339,8 @@ def solve_rule(
     ------
     MissingExtraError
         For ``solver="cpsat"`` without OR-Tools.
+    InvalidParameterError
+        For ``deterministic_time`` with RC2, which has no such limit.
     """
     start = time.perf_counter()
     a, s = _check_samples(agree, same)
@@ -331,20 +360,36 @@ def solve_rule(
         or not time_limit > 0
     ):
         raise InvalidParameterError(f"time_limit: expected a positive number, found {time_limit!r}")
+    if deterministic_time is not None and (
+        isinstance(deterministic_time, bool)
+        or not isinstance(deterministic_time, (int, float, np.number))
+        or not deterministic_time > 0
+    ):
+        raise InvalidParameterError(
+            f"deterministic_time: expected a positive number, found {deterministic_time!r}"
+        )
     if solver == "auto":
         solver = "cpsat" if cpsat_available() else "rc2"
     if solver == "cpsat" and not cpsat_available():
         raise MissingExtraError(
             "solver='cpsat' needs OR-Tools: pip install 'xpg-toolkit[cp]' (or use solver='rc2')"
         )
+    if solver == "rc2" and deterministic_time is not None:
+        raise InvalidParameterError(
+            "deterministic_time: only CP-SAT has a deterministic time limit (use time_limit "
+            "with solver='rc2')"
+        )
     hint = greedy_rule(a, s, int(k), encoding)
-    problem = _RuleProblem(*_merge(a, s), int(k), encoding, time_limit, hint)
+    problem = _RuleProblem(*_merge(a, s), int(k), encoding, time_limit, hint, deterministic_time)
+    work = 0.0
     if solver == "cpsat":
-        chosen, objective, bound, optimal, status = _solve_cpsat(problem, workers, seed)
+        chosen, objective, bound, optimal, status, work = _solve_cpsat(problem, workers, seed)
     else:
         chosen, objective, bound, optimal, status = _solve_rc2(problem)
     if objective < 0:
         objective = rule_objective(a, s, chosen, encoding)
+    # an interrupted run may still hold an optimal answer: one that meets the lower bound
+    optimal = optimal or objective <= bound
     return RuleSolution(
         features=chosen,
         objective=objective,
@@ -353,6 +398,7 @@ def solve_rule(
         solver=solver,
         status=status,
         seconds=time.perf_counter() - start,
+        deterministic_seconds=work,
     )
 
 
@@ -366,6 +412,7 @@ def find_optimal_rule(
     encoding: Encoding = "cop",
     solver: RuleSolver = "auto",
     time_limit: float = 60.0,
+    deterministic_time: float | None = None,
     workers: int = 1,
     evaluate: PrecisionMethod | None = "auto",
     n_check: int = 1000,
@@ -385,6 +432,9 @@ def find_optimal_rule(
     encoding : {"cop", "sat"}
     solver : {"auto", "cpsat", "rc2"}
     time_limit : float, default 60
+        Wall-clock seconds for the solver.
+    deterministic_time : float, optional
+        CP-SAT's deterministic time limit (load-independent; see :func:`solve_rule`).
     workers : int, default 1
         CP-SAT workers.
     evaluate : {"auto", "exact", "enumerate", "sample"} or None
@@ -418,6 +468,7 @@ def find_optimal_rule(
         encoding=encoding,
         solver=solver,
         time_limit=time_limit,
+        deterministic_time=deterministic_time,
         workers=workers,
         seed=int(rng.integers(2**31 - 1)),
     )
@@ -440,6 +491,7 @@ def find_optimal_rule(
             "solver": solution.solver,
             "status": solution.status,
             "solver_seconds": solution.seconds,
+            "deterministic_seconds": solution.deterministic_seconds,
             "k": k,
         },
     )
