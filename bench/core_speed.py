@@ -54,6 +54,7 @@ import re
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -63,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.data import REPO_ROOT
-from bench.peers import PEERS, ensure_venv, is_ready, run_runner
+from bench.peers import PEERS, VENVS_DIR, ensure_venv, is_ready, run_runner
 from bench.peers_compare import as_sets
 from bench.randgen import random_tree
 from bench.runners.timing import cpu_time
@@ -346,6 +347,8 @@ SHELL_COLUMNS = [
     "ref_s",
     "ref_status",
     "ratio",
+    "installed_s",
+    "installed_ratio",
     "read_s",
     "enum_s",
     "identical",
@@ -388,6 +391,38 @@ def our_command(*args: str) -> list[str]:
     """The ``xpg`` console script beside this interpreter (``python -m xpg`` without one)."""
     script = Path(sys.executable).parent / "xpg"
     return [str(script), *args] if script.exists() else [sys.executable, "-m", "xpg", *args]
+
+
+#: this checkout installed as users install it (:func:`install_xpg`)
+INSTALLED_VENV = VENVS_DIR / "xpg-installed"
+
+
+def install_xpg(tmp: Path) -> Path:
+    """This checkout installed from a wheel, as ``pip install xpg-toolkit`` installs it, in a
+    virtual environment of its own (``bench/.venvs/xpg-installed``) whose dependencies are this
+    environment's packages (one path in a ``.pth`` file); returns its ``xpg`` script.
+
+    The checkout's own environment holds an editable install, whose import hook costs every
+    command about 8 ms; the reference is a regular install, and so is this one."""
+    wheels = tmp / "wheel"
+
+    def run(*cmd: str | Path) -> str:
+        proc = subprocess.run(
+            [str(c) for c in cmd], capture_output=True, text=True, check=False, env=_ref_env()
+        )
+        if proc.returncode:
+            raise RuntimeError(f"{' '.join(map(str, cmd))} failed: {proc.stderr.strip()[-500:]}")
+        return proc.stdout
+
+    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+        "-w", wheels, REPO_ROOT)  # fmt: skip
+    run(sys.executable, "-m", "venv", "--clear", "--without-pip", INSTALLED_VENV)
+    python = INSTALLED_VENV / "bin" / "python"
+    run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
+        "--no-index", *sorted(wheels.glob("*.whl")))  # fmt: skip
+    site = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip()
+    Path(site, "_xpg_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return INSTALLED_VENV / "bin" / "xpg"
 
 
 def ref_command(*args: str) -> list[str]:
@@ -514,14 +549,19 @@ def shell_section(
 ) -> list[dict[str, Any]]:
     """Section 4: each whole command, best of ``repeat`` interleaved runs."""
     graphs = [(group, name, path) for group, items in groups.items() for name, path in items]
+    installed = str(install_xpg(tmp))
     for _, _, path in graphs[:1]:  # write the bytecode caches once, untimed
         subprocess.run(our_command("enum", str(path)), env=_our_env(), stdout=subprocess.DEVNULL)
+        subprocess.run([installed, "enum", str(path)], env=_ref_env(), stdout=subprocess.DEVNULL)
     ours_best = {path: math.inf for _, _, path in graphs}
+    installed_best = {path: math.inf for _, _, path in graphs}
     ref_best: dict[Path, float | None] = {path: math.inf for _, _, path in graphs}
     for _ in range(repeat):
         for _, _, path in graphs:
             t = wall(our_command("enum", str(path)), _our_env(), path.parent, timeout)
             ours_best[path] = min(ours_best[path], math.inf if t is None else t)
+            t = wall([installed, "enum", str(path)], _ref_env(), path.parent, timeout)
+            installed_best[path] = min(installed_best[path], math.inf if t is None else t)
             previous = ref_best[path]
             if previous is not None:  # a reference run killed at the timeout is not retried
                 t = wall(ref_command("-a", str(path)), _ref_env(), path.parent, timeout)
@@ -544,15 +584,17 @@ def shell_section(
             "ref_s": "" if ref_s is None else round(ref_s, 4),
             "ref_status": "timeout" if ref_s is None else "ok",
             "ratio": "" if ref_s is None else round(ref_s / ours_best[path], 2),
+            "installed_s": round(installed_best[path], 4),
+            "installed_ratio": "" if ref_s is None else round(ref_s / installed_best[path], 2),
             "read_s": round(read_s, 4),
             "enum_s": round(ours["seconds"], 4),
             "identical": "" if theirs is None else theirs == (ours["axps"], ours["cxps"]),
         }
         rows.append(row)
         print(
-            f"shell {name}: xpg {row['ours_s']} s (read {row['read_s']}, enum "
-            f"{row['enum_s']}), reference {row['ref_s'] or row['ref_status']} s, "
-            f"ratio {row['ratio']}, same {row['identical']}",
+            f"shell {name}: xpg {row['ours_s']} s (installed {row['installed_s']} s; read "
+            f"{row['read_s']}, enum {row['enum_s']}), reference "
+            f"{row['ref_s'] or row['ref_status']} s, ratio {row['ratio']}, same {row['identical']}",
             file=sys.stderr,
         )
     return rows
@@ -563,13 +605,15 @@ def shell_markdown(rows: Sequence[dict[str, Any]], repeat: int) -> str:
     lines = [
         "### Whole command from the shell: `xpg enum FILE.xpg` against `XpG.py -a FILE.xpg`",
         "",
-        f"Wall clock per process, best of {repeat} interleaved runs; read and enum are xpg's "
-        "in-process reading and enumeration (the rest is interpreter start-up, imports and "
-        "printing).",
+        f"Wall clock per process, best of {repeat} interleaved runs. xpg runs twice: from this "
+        "checkout's editable install (`pip install -e .`, whose import hook costs every command "
+        "about 8 ms) and installed from a wheel as users install it, like the reference; read "
+        "and enum are xpg's in-process reading and enumeration (the rest is interpreter "
+        "start-up, imports and printing).",
         "",
-        "| group | graph | nodes | edges | AXps | CXps | xpg (s) | reference (s) | ratio | "
-        "xpg read (s) | xpg enum (s) | same |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| group | graph | nodes | edges | AXps | CXps | xpg editable (s) | xpg installed (s) | "
+        "reference (s) | ratio editable | ratio installed | xpg read (s) | xpg enum (s) | same |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r["group"] == "start-up":
@@ -577,17 +621,18 @@ def shell_markdown(rows: Sequence[dict[str, Any]], repeat: int) -> str:
         ref = r["ref_s"] if r["ref_status"] == "ok" else r["ref_status"]
         lines.append(
             f"| {r['group']} | {r['graph']} | {r['nodes']} | {r['edges']} | {r['n_axps']} | "
-            f"{r['n_cxps']} | {r['ours_s']} | {ref} | {r['ratio']} | {r['read_s']} | "
-            f"{r['enum_s']} | {r['identical']} |"
+            f"{r['n_cxps']} | {r['ours_s']} | {r['installed_s']} | {ref} | {r['ratio']} | "
+            f"{r['installed_ratio']} | {r['read_s']} | {r['enum_s']} | {r['identical']} |"
         )
     lines.append("")
     for group in dict.fromkeys(r["group"] for r in rows if r["group"] != "start-up"):
-        ratios = [r["ratio"] for r in rows if r["group"] == group and r["ratio"] != ""]
-        if ratios:
-            lines.append(
-                f"Geometric-mean speed-up, {group}: {geometric_mean(ratios):.2f}x "
-                f"over {len(ratios)} graphs."
-            )
+        for key, how in (("ratio", "editable"), ("installed_ratio", "installed")):
+            ratios = [r[key] for r in rows if r["group"] == group and r[key] != ""]
+            if ratios:
+                lines.append(
+                    f"Geometric-mean speed-up, {group}, {how}: {geometric_mean(ratios):.2f}x "
+                    f"over {len(ratios)} graphs."
+                )
     start = [r for r in rows if r["group"] == "start-up"]
     if start:
         lines += ["", "| start-up floor | xpg env (s) | reference env (s) |", "|---|---|---|"]

@@ -3,6 +3,7 @@ import circle, and no heavy library imported before a command needs it."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 import xpg.cli
 from xpg.cli import common
-from xpg.cli.main import COMMAND_MODULES, build_parser
+from xpg.cli.main import COMMANDS, build_parser, command_modules
 
 CLI_DIR = Path(xpg.cli.__file__).parent
 HEAVY = ("sklearn", "scipy", "pysmt", "z3", "dd", "networkx", "pandas")
@@ -42,13 +43,19 @@ def _subcommands() -> list[str]:
 
 
 def test_every_command_comes_from_a_registered_module() -> None:
-    assert all(callable(getattr(m, "register", None)) for m in COMMAND_MODULES)
+    assert all(callable(getattr(m, "register", None)) for m in command_modules())
     assert _subcommands() == [
         "demo", "learn", "import", "axp", "cxp", "enum", "explain", "export", "validate",
         "member", "features", "smallest", "verify", "robustness", "draw", "bench",
     ]  # fmt: skip
     modules = {p.stem for p in CLI_DIR.glob("*.py")} - {"__init__", "main", "common"}
-    assert modules == {m.__name__.rsplit(".", 1)[-1] for m in COMMAND_MODULES}
+    assert modules == {m.__name__.rsplit(".", 1)[-1] for m in command_modules()} == set(COMMANDS)
+    for name, commands in COMMANDS.items():  # the registry says which module adds a command
+        (module,) = command_modules(commands[0])
+        parser = argparse.ArgumentParser()
+        module.register(parser.add_subparsers())
+        (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        assert (module.__name__, tuple(action.choices)) == (f"xpg.cli.{name}", commands)
 
 
 def test_no_import_circle_and_one_set_of_helpers() -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import signal
-import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -78,14 +77,15 @@ class Terminated(BaseException):
 def _sigterm_raises() -> Iterator[None]:
     """SIGTERM raises :class:`Terminated` inside the block (main thread only: elsewhere
     signal handlers cannot be set, and the default action stays)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
     def handler(signum: int, frame: Any) -> None:
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
     try:
         yield
     finally:

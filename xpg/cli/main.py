@@ -1,7 +1,7 @@
 """The ``xpg`` command line: the parser, built from the command modules, and the entry point.
 
-Each module of :data:`COMMAND_MODULES` adds its commands with ``register(subparsers)``, in
-the order ``xpg --help`` lists them; the helpers they share are in :mod:`xpg.cli.common`.
+Each module of :data:`COMMANDS` adds its commands with ``register(subparsers)``, in the
+order ``xpg --help`` lists them; the helpers they share are in :mod:`xpg.cli.common`.
 Every command that prints results takes ``--json``.  Bad input ends with a one-line
 message on standard error and exit status 2, never a traceback.
 
@@ -23,22 +23,32 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from xpg import __version__
-from xpg.cli import batch, bench, demo, draw, explain, files, learn, membership, robustness, verify
 from xpg.cli.common import OneLineErrorParser, run_command
 
-#: The modules contributing sub-commands, each with ``register(subparsers)``, in help order.
-COMMAND_MODULES: tuple[ModuleType, ...] = (
-    demo,
-    learn,
-    explain,
-    batch,
-    files,
-    membership,
-    verify,
-    robustness,
-    draw,
-    bench,
-)
+#: The modules of :mod:`xpg.cli` contributing sub-commands (each with ``register(subparsers)``),
+#: in the order ``xpg --help`` lists them, with the commands each adds: a command line imports
+#: the module of its command alone.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "demo": ("demo",),
+    "learn": ("learn", "import"),
+    "explain": ("axp", "cxp", "enum"),
+    "batch": ("explain",),
+    "files": ("export", "validate"),
+    "membership": ("member", "features", "smallest"),
+    "verify": ("verify",),
+    "robustness": ("robustness",),
+    "draw": ("draw",),
+    "bench": ("bench",),
+}
+
+
+def command_modules(command: str | None = None) -> list[ModuleType]:
+    """The command modules, in help order; with ``command``, the one that adds it (all of
+    them for a name no module adds)."""
+    import importlib
+
+    names = [m for m, commands in COMMANDS.items() if command in commands] or list(COMMANDS)
+    return [importlib.import_module(f"xpg.cli.{name}") for name in names]
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -53,7 +63,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"xpg {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     target = sub if command is None else _OneCommand(sub, command)
-    for module in COMMAND_MODULES:
+    for module in command_modules(command):
         module.register(target)
     if isinstance(target, _OneCommand) and not target.found:
         return build_parser()
