@@ -39,7 +39,10 @@ BENCHMARKS: dict[str, str] = {
     "fourier-error": "bench.fourier.interpretation_error",
     "fourier-recovery": "bench.fourier.polynomial_recovery",
     "reading": "bench.reading_speed",
+    "risk": "bench.risk.table3",
     "risk-speed": "bench.risk_speed",
+    "risk-tradeoff": "bench.risk.tradeoff",
+    "separation": "bench.risk.table2",
     "robustness": "bench.robustness_speed",
 }
 
