@@ -119,7 +119,7 @@ def fit_bbm(
         return bbm_rs(X[rows], y[rows], T=T, tau=tau, features=features, positive=1)
 
     if len(grid) > 1:
-        scores = {T: [] for T in grid}  # type: dict[int, list[float]]
+        scores: dict[int, list[float]] = {T: [] for T in grid}
         for tr, va in _folds(y, seed):
             for T in grid:
                 scores[T].append(float(np.mean(fit(tr, T).predict_batch(X[va]) == y[va])))
@@ -162,7 +162,7 @@ def binarize(X: np.ndarray, limit: int = THRESHOLDS) -> list[tuple[int, float]]:
     >>> binarize(np.array([[0.0, 0.0], [1.0, 0.5], [0.0, 1.0]]), limit=3)
     [(0, 0.5), (1, 0.25), (1, 0.75)]
     """
-    columns = []
+    columns: list[tuple[int, float]] = []
     for j, column in enumerate(X.T):
         values = np.unique(column)
         if len(values) < 2:
@@ -190,7 +190,7 @@ def fasterrisk_model(
     >>> rs = fasterrisk_model({"intercept": -2.0, "coefficients": [3.0, 0.0]},
     ...                       [(0, 0.5), (0, 0.8)], [Feature.real("a", 0, 1)])
     >>> rs.bias, [str(c) for c in rs.conditions]
-    (1, ['a >= 0.5: 3 points'])
+    (-3, ['a >= 0.5: 3 points'])
     """
     points: dict[Literal, int] = {}
     for (j, t), c in zip(columns, doc["coefficients"], strict=True):

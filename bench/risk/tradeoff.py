@@ -47,7 +47,7 @@ def measure(
         accs.append(float(np.mean(fitted.model.predict_batch(data.X[test]) == data.y[test])))
         ers.append(exact_er(fitted.model, data.X[test], data.y[test], 100, s))
 
-    def se(v: list[float]) -> float:
+    def se(v: Sequence[float]) -> float:
         return float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
 
     return {
