@@ -29,7 +29,7 @@ from typing import Any
 
 from bench.risk.data import DATASETS, MISSING, QUICK, load
 from bench.risk.paper import TABLE2
-from bench.tables import csv_text, out_dir, write_outputs
+from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 
 R = 1e-5
 COLUMNS = [
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--datasets", help="comma-separated names (default: all 11)")
     p.add_argument("--data-dir")
-    p.add_argument("--out")
+    p.add_argument("--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)")
     args = p.parse_args(argv)
     names = args.datasets.split(",") if args.datasets else list(QUICK if args.quick else DATASETS)
     unknown = [n for n in names if n not in DATASETS]

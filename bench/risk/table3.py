@@ -15,7 +15,9 @@ GROOT and FasterRisk (minutes per split) on the first N splits only.  ``--quick`
 and heart, 2 splits, DT and BBM-RS, a grid of (5, 15).
 
 Writes ``risk_table3.csv`` (one row per dataset, method and split), ``risk_table3_summary.csv``
-and ``risk_table3.md``.
+and ``risk_table3.md`` (after each dataset and method, so a long run can be stopped);
+``--combine A.csv,B.csv`` merges the rows of separate runs (e.g. the fast learners on every
+split, the slow baselines on a few) into one table.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from bench.risk import baselines
 from bench.risk.data import DATASETS, MISSING, QUICK, load
 from bench.risk.paper import TABLE3
-from bench.tables import csv_text, out_dir, write_outputs
+from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 
 COLUMNS = [
     "dataset",
@@ -164,6 +166,34 @@ def markdown(summary: list[dict[str, Any]], note: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_table(folder: Any, stem: str, rows: list[dict[str, Any]]) -> None:
+    """The three output files of ``rows``."""
+    summary = summarise(rows)
+    note = (
+        f"Datasets run: {', '.join(dict.fromkeys(r['dataset'] for r in rows))} "
+        f"(not available: {', '.join(MISSING)}); splits per method: "
+        + ", ".join(f"{r['dataset']}/{r['method']} {r['splits']}" for r in summary)
+        + "."
+    )
+    write_outputs(folder, stem, {".csv": csv_text(rows, COLUMNS), ".md": markdown(summary, note)})
+    write_outputs(folder, stem + "_summary", {".csv": csv_text(summary, SUMMARY)})
+
+
+def combine(paths: Sequence[str], folder: Any, stem: str) -> int:
+    """Merge earlier runs' ``risk_table3*.csv`` rows (datasets in the paper's order)."""
+    import csv
+
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows.extend(csv.DictReader(fh))
+    order = {name: k for k, name in enumerate(DATASETS)}
+    method_order = {m: k for k, m in enumerate(baselines.METHODS)}
+    rows.sort(key=lambda r: (order[r["dataset"]], method_order[r["method"]], int(r["split"])))
+    write_table(folder, stem, rows)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run Table 3 (``argv`` as on the command line)."""
     p = argparse.ArgumentParser(prog="python -m bench.risk.table3", description=__doc__)
@@ -177,9 +207,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--lcpa-grid", help="FasterRisk's l0 grid, comma-separated (default: the paper's)"
     )
     p.add_argument("--data-dir")
-    p.add_argument("--out")
+    p.add_argument("--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)")
     p.add_argument("--stem", default="risk_table3", help="output file names' stem")
+    p.add_argument(
+        "--combine",
+        metavar="A.csv,B.csv",
+        help="run nothing: merge the rows of earlier runs' CSV files into one table",
+    )
     args = p.parse_args(argv)
+    if args.combine:
+        return combine(args.combine.split(","), out_dir(args.out), args.stem)
     names = list(QUICK) if args.quick else list(DATASETS)
     methods = ["DT", "BBM-RS"] if args.quick else list(baselines.METHODS)
     splits = 2 if args.quick else args.splits
@@ -215,19 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-            summary = summarise(rows)
-            note = (
-                f"Datasets run: {', '.join(dict.fromkeys(r['dataset'] for r in rows))} "
-                f"(not available: {', '.join(MISSING)}); splits per method: "
-                + ", ".join(f"{r['dataset']}/{r['method']} {r['splits']}" for r in summary)
-                + "."
-            )
-            write_outputs(
-                folder,
-                args.stem,
-                {".csv": csv_text(rows, COLUMNS), ".md": markdown(summary, note)},
-            )
-            write_outputs(folder, args.stem + "_summary", {".csv": csv_text(summary, SUMMARY)})
+            write_table(folder, args.stem, rows)
     return 0
 
 

@@ -26,7 +26,7 @@ from bench.risk.baselines import GRID, fit_bbm
 from bench.risk.data import DATASETS, load
 from bench.risk.paper import FIGURE1
 from bench.risk.table3 import exact_er, split
-from bench.tables import csv_text, out_dir, write_outputs
+from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
 from xpg.io.atomic import write_bytes_atomic
 
 TAUS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--taus", help="comma-separated noise levels (default 0, 0.05, ..., 0.25)")
     p.add_argument("--splits", type=int, default=10)
     p.add_argument("--data-dir")
-    p.add_argument("--out")
+    p.add_argument("--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)")
     args = p.parse_args(argv)
     names = ["heart"] if args.quick else ["spambase"]
     taus: Sequence[float] = (0.0, 0.25) if args.quick else TAUS
