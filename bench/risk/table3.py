@@ -9,7 +9,8 @@ scaled to [0, 1]; for each split ``s`` a stratified 2:1 train/test split seeded 
 hyperparameters by 5-fold cross-validation on accuracy over 5, 10, ..., 30; IC = internal
 nodes of a tree, conditions with non-zero points of a risk score; test accuracy of the xpg
 model; ER = mean exact l-infinity robustness (:func:`xpg.explain.robustness.robustness`, not an
-attack) over 100 correctly classified test rows drawn with seed ``s``.  Per dataset and method,
+attack) over 100 correctly classified test rows drawn with seed ``s`` (``inf`` for a constant
+model; counted as 1 in the summary, see :func:`summarise`).  Per dataset and method,
 the mean and standard error over the splits, beside the paper's.  ``--baseline-splits`` runs
 GROOT and FasterRisk (minutes per split) on the first N splits only.  ``--quick``: breastcancer
 and heart, 2 splits, DT and BBM-RS, a grid of (5, 15).
@@ -51,6 +52,7 @@ SUMMARY = [
     "dataset",
     "method",
     "splits",
+    "constant",
     "ic",
     "ic_se",
     "accuracy",
@@ -115,14 +117,23 @@ def run_one(method: str, data: Any, s: int, grid: Sequence[int], points: int) ->
 
 
 def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mean and standard error per dataset and method, with the paper's means."""
+    """Mean and standard error per dataset and method, with the paper's means.
+
+    A constant model (a risk score with no condition) has infinite robustness: no input has
+    another class; in the summary its ER counts as 1, the l-infinity diameter of the
+    normalised domain [0, 1]^d, and ``constant`` says how many models of the row were so.
+    """
     out = []
     keys = dict.fromkeys((r["dataset"], r["method"]) for r in rows)
     for name, method in keys:
         mine = [r for r in rows if r["dataset"] == name and r["method"] == method]
         row: dict[str, Any] = {"dataset": name, "method": method, "splits": len(mine)}
+        er = np.array([float(r["er"]) for r in mine])
+        row["constant"] = int(np.isinf(er).sum())
         for col in ("ic", "accuracy", "er"):
             values = np.array([float(r[col]) for r in mine])
+            if col == "er":  # a constant model: no other class in [0, 1]^d, of diameter 1
+                values = np.minimum(values, 1.0)
             se = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
             row[col], row[f"{col}_se"] = round(float(values.mean()), 4), round(float(se), 4)
         paper = TABLE3.get(name, {}).get(method)
@@ -173,6 +184,13 @@ def write_table(folder: Any, stem: str, rows: list[dict[str, Any]]) -> None:
         f"Datasets run: {', '.join(dict.fromkeys(r['dataset'] for r in rows))} "
         f"(not available: {', '.join(MISSING)}); splits per method: "
         + ", ".join(f"{r['dataset']}/{r['method']} {r['splits']}" for r in summary)
+        + ". Constant models (no other class anywhere: ER infinite, counted as 1): "
+        + (
+            ", ".join(
+                f"{r['dataset']}/{r['method']} {r['constant']}" for r in summary if r["constant"]
+            )
+            or "none"
+        )
         + "."
     )
     write_outputs(folder, stem, {".csv": csv_text(rows, COLUMNS), ".md": markdown(summary, note)})
