@@ -219,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--datasets", help="comma-separated names (default: all 11)")
     p.add_argument("--methods", help="comma-separated, of " + ",".join(baselines.METHODS))
     p.add_argument("--splits", type=int, default=10)
+    p.add_argument("--first-split", type=int, default=0, help="start at this split")
     p.add_argument("--baseline-splits", type=int, help="GROOT and FasterRisk on N splits only")
     p.add_argument("--points", type=int, default=100, help="ER rows per model (default 100)")
     p.add_argument(
@@ -260,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             method_grid = grid
             if method == "LCPA" and args.lcpa_grid:
                 method_grid = [int(k) for k in args.lcpa_grid.split(",")]
-            for s in range(n):
+            for s in range(args.first_split, n):
                 row = run_one(method, data, s, method_grid, args.points)
                 rows.append(row)
                 print(
