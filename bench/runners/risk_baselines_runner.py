@@ -16,8 +16,8 @@ validation on ``X, y`` (ties: the smaller value), fits on all of ``X, y`` and an
     {"param": best, "cv": {value: accuracy}, "model": ..., "test_predictions": [0 | 1, ...]}
 
 ``model`` is, for GROOT, the tree as nested dicts (``{"feature", "threshold", "left",
-"right"}``, ``x[feature] <= threshold`` going left; leaves ``{"class": 0 | 1}``, the class
-GROOT's own ``predict`` gives there) and, for FasterRisk, ``{"intercept", "coefficients",
+"right"}``, ``x[feature] <= threshold`` going left, thresholds rounded to float32 as GROOT's
+own compiled ``predict`` does; leaves ``{"class": 0 | 1}``, the class ``predict`` gives there) and, for FasterRisk, ``{"intercept", "coefficients",
 "multiplier"}`` of its best integer model (it predicts 1 when ``intercept + X @ coefficients
 > 0``).  ``test_predictions`` are the baseline's own predictions on ``X_test``, against which
 the compiled models are checked.
@@ -47,13 +47,15 @@ def fit_groot(X, y, depth, radius, seed):
 
 
 def groot_tree(node):
+    # GrootTreeClassifier.predict runs a compiled copy of the tree that stores thresholds and
+    # leaf values as float32 and predicts 1 where 2 * p1 - 1 > 0: so does the exported tree
     if node.is_leaf():
         value = np.asarray(node.value, dtype=float).reshape(-1)
-        # GrootTreeClassifier.predict: the class of the larger leaf value (ties: class 0)
-        return {"class": int(np.argmax(value)) if value.size > 1 else int(value[0] > 0.5)}
+        p1 = value[1] if value.size > 1 else value[0]
+        return {"class": int(np.float32(p1 * 2 - 1) > 0)}
     return {
         "feature": int(node.feature),
-        "threshold": float(node.threshold),
+        "threshold": float(np.float32(node.threshold)),
         "left": groot_tree(node.left_child),
         "right": groot_tree(node.right_child),
     }
