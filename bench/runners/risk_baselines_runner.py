@@ -17,8 +17,9 @@ validation on ``X, y`` (ties: the smaller value), fits on all of ``X, y`` and an
 
 ``model`` is, for GROOT, the tree as nested dicts (``{"feature", "threshold", "left",
 "right"}``, ``x[feature] <= threshold`` going left, thresholds rounded to float32 as GROOT's
-own compiled ``predict`` does; leaves ``{"class": 0 | 1}``, the class ``predict`` gives there) and, for FasterRisk, ``{"intercept", "coefficients",
-"multiplier"}`` of its best integer model (it predicts 1 when ``intercept + X @ coefficients
+own compiled ``predict`` does; leaves ``{"class": 0 | 1}``, the class ``predict`` gives
+there) and, for FasterRisk, ``{"intercept", "coefficients", "multiplier"}`` of its best integer
+model (it predicts 1 when ``intercept + X @ coefficients
 > 0``).  ``test_predictions`` are the baseline's own predictions on ``X_test``, against which
 the compiled models are checked.
 
