@@ -90,13 +90,21 @@ def plot(rows: list[dict[str, Any]]) -> bytes:
                 f"tau={r['tau']:g}\nacc={r['accuracy']:.2f}",
                 (r["ic"], r["er"]),
                 fontsize=7,
-                xytext=(6, 4),
+                xytext=(8, 6),
                 textcoords="offset points",
             )
         if name == "spambase":
             for tau, (ic, er) in FIGURE1.items():
                 ax.scatter([ic], [er], marker="x", color="grey")
-                ax.annotate(f"paper tau={tau:g}", (ic, er), fontsize=7, color="grey")
+                ax.annotate(
+                    f"paper, tau={tau:g}",
+                    (ic, er),
+                    fontsize=7,
+                    color="grey",
+                    xytext=(-10, -14),
+                    textcoords="offset points",
+                )
+        ax.margins(x=0.2, y=0.15)
         ax.set_xlabel("IC (conditions)")
         ax.set_ylabel("exact ER (l-inf, normalised)")
         ax.set_title(f"BBM-RS on {name}: IC and ER against tau (area: accuracy)", fontsize=9)
