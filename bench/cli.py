@@ -45,7 +45,10 @@ BENCHMARKS: dict[str, str] = {
     "fourier-penalty": "bench.fourier.anchor_penalty",
     "fourier-lowdegree": "bench.fourier.lowdegree_samples",
     "reading": "bench.reading_speed",
+    "risk": "bench.risk.table3",
     "risk-speed": "bench.risk_speed",
+    "risk-tradeoff": "bench.risk.tradeoff",
+    "separation": "bench.risk.table2",
     "robustness": "bench.robustness_speed",
     "batch": "bench.batch_speed",
 }

@@ -1,9 +1,10 @@
 """``xpg learn tree|list`` and ``xpg import``: model files from data, or from scikit-learn.
 
 ``xpg learn tree DATA --target COLUMN -o MODEL.json`` trains a scikit-learn decision tree on a
-table (CSV, TSV, gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list; both
-type each column as a feature, hold out a test set, print the accuracy and size of the model
-and write it as a JSON model file (:mod:`xpg.learn.from_table`).  ``xpg import ESTIMATOR -o
+table (CSV, TSV, gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list,
+``xpg learn risk-score`` a BBM-RS risk score (printing its score card too); all type each
+column as a feature, hold out a test set, print the accuracy and size of the model and write
+it as a JSON model file (:mod:`xpg.learn.from_table`).  ``xpg import ESTIMATOR -o
 MODEL.json`` converts a trained ``DecisionTreeClassifier`` saved with skops, or with
 pickle/joblib under ``--trust-pickle`` (:mod:`xpg.learn.estimator_import`).
 
@@ -95,6 +96,25 @@ def cmd_learn_list(args: argparse.Namespace) -> int:
     return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
 
 
+def cmd_learn_risk_score(args: argparse.Namespace) -> int:
+    """Handler of ``xpg learn risk-score``: the report, then the score card."""
+    from xpg.learn.from_table import learn_risk_score_from_table
+
+    learned = learn_risk_score_from_table(
+        args.data,
+        args.target,
+        conditions=args.conditions,
+        tau=args.tau,
+        seed=args.seed,
+        test_size=args.test_size,
+        positive=args.positive,
+        missing=args.missing,
+    )
+    card = learned.model.describe()
+    doc = {**learned.report.to_dict(), "score_card": card}
+    return _finish(args, learned.model, doc, [*learned.report.lines(), card])
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     """Handler of ``xpg import``."""
     from xpg.errors import InvalidModelError
@@ -156,7 +176,7 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``learn`` (``tree``, ``list``) and ``import`` to the ``xpg`` sub-commands."""
+    """Add ``learn`` (``tree``, ``list``, ``risk-score``) and ``import`` to the sub-commands."""
     p = add_command(
         subparsers,
         "learn",
@@ -197,6 +217,32 @@ def register(subparsers: Any) -> None:
     )
     rules.add_argument("--max-rules", type=positive_int, help="at most this many rules per class")
     rules.set_defaults(func=cmd_learn_list)
+    risk = learners.add_parser(
+        "risk-score",
+        help="a BBM-RS risk score (Moshkovitz, Yang and Chaudhuri 2021)",
+        description="Learn a risk score with BBM-RS: at most T conditions feature >= "
+        "threshold with one point per boosting round, the positive class when the total "
+        "score is >= 0. Feature columns must be numeric (boolean, integer or real) and the "
+        "target must have two classes; the score card is printed in the data's own units.",
+    )
+    _data_arguments(risk)
+    risk.add_argument(
+        "--conditions",
+        type=positive_int,
+        required=True,
+        metavar="T",
+        help="boosting rounds, so at most T conditions (odd T avoids ties; the paper: 5..30)",
+    )
+    risk.add_argument(
+        "--tau",
+        type=fraction,
+        default=0.05,
+        help="noise level, a fraction of each feature's range (default 0.05)",
+    )
+    risk.add_argument(
+        "--positive", metavar="CLASS", help="the class of a total score >= 0 (default: the greater)"
+    )
+    risk.set_defaults(func=cmd_learn_risk_score)
 
     p = add_command(
         subparsers,

@@ -9,6 +9,7 @@ from xpg.learn.from_table import (
     Learned,
     LearnReport,
     learn_list_from_table,
+    learn_risk_score_from_table,
     learn_tree_from_table,
 )
 from xpg.learn.risk_score import bbm_rs
@@ -23,6 +24,7 @@ __all__ = [
     "import_sklearn_tree",
     "learn_decision_list",
     "learn_list_from_table",
+    "learn_risk_score_from_table",
     "learn_tree",
     "learn_tree_from_table",
     "Learned",

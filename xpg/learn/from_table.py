@@ -1,7 +1,8 @@
 """Models learned from a data table, in one call: split, fit, compile, measure.
 
 :func:`learn_tree_from_table` trains scikit-learn's ``DecisionTreeClassifier`` and
-:func:`learn_list_from_table` a RIPPER decision list on a table (a pandas ``DataFrame`` or a
+:func:`learn_list_from_table` a RIPPER decision list and :func:`learn_risk_score_from_table` a
+BBM-RS risk score on a table (a pandas ``DataFrame`` or a
 file :func:`xpg.io.tables.read_table` reads).  The columns are typed and encoded by
 :func:`xpg.learn.table_data.prepare_table`; the rows are split into a training and a test set
 with a seed (stratified by class when every class has two rows or more); the learned model is
@@ -318,6 +319,114 @@ def learn_list_from_table(
         stratified,
         {"rules": len(model.rules), "conditions": conditions},
         used,
+    )
+    return Learned(model, report, data, train, test)
+
+
+def learn_risk_score_from_table(
+    table: Any,
+    target: str,
+    *,
+    conditions: int,
+    tau: float = 0.05,
+    seed: int | None = 0,
+    test_size: float = 0.2,
+    positive: Any | None = None,
+    missing: MissingPolicy = "drop-rows",
+    gamma: float = 0.01,
+) -> Learned:
+    """A BBM-RS risk score learned from a table (:func:`xpg.learn.risk_score.bbm_rs`).
+
+    The score card reads in the data's own units: BBM-RS moves each feature by ``tau`` times
+    its range on the training rows, which is the paper's noise on features normalised to
+    [0, 1].
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or path
+    target : str
+        The class column; it must hold two classes.
+    conditions : int
+        ``T``, the number of boosting rounds: at most this many conditions, one point each.
+    tau : float
+        The noise level in units of each feature's range (the paper's 0.05).
+    seed, test_size, missing
+        As for :func:`learn_tree_from_table` (BBM-RS itself is deterministic).
+    positive : optional
+        The class predicted when the total score is >= 0 (default: the greater class); a
+        string is matched against the classes' text.
+    gamma : float
+        The weak learners' edge (the paper's 0.01: a round needs accuracy above 0.51).
+
+    Returns
+    -------
+    Learned
+        ``model`` a :class:`~xpg.models.risk_score.RiskScore` over the table's features.
+
+    Raises
+    ------
+    InvalidDataError
+        As for :func:`learn_tree_from_table`; a categorical column, a target without exactly
+        two classes, an unknown positive class.
+    InvalidParameterError
+        ``conditions`` not a positive integer, ``tau`` outside [0, 1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"age": list(range(20, 60)), "y": ["no"] * 20 + ["yes"] * 20})
+    >>> learned = learn_risk_score_from_table(frame, "y", conditions=3, tau=0.0, test_size=0)
+    >>> print(learned.model.describe())
+    condition    points
+    bias term        -1
+    age >= 39.5       2
+    predict 'yes' (positive) if the total score >= 0, else 'no'
+    """
+    from xpg.learn.risk_score import _check, bbm_rs
+
+    _check(conditions, tau, gamma)
+    data = prepare_table(table, target, missing=missing)
+    _check_classes(data)
+    classes = data.classes
+    if len(classes) != 2:
+        raise InvalidDataError(
+            f"a risk score separates two classes, and {target!r} has {len(classes)}: "
+            f"{', '.join(str(c) for c in classes[:10])}"
+        )
+    categorical = [f.name for f in data.features if f.kind == "categorical"]
+    if categorical:
+        shown = ", ".join(repr(n) for n in categorical[:5]) + (" ..." * (len(categorical) > 5))
+        raise InvalidDataError(
+            f"a risk score tests feature >= threshold, and {len(categorical)} column(s) hold "
+            f"categories: {shown} (encode them as 0/1 columns, or learn a tree)"
+        )
+    if positive is not None:
+        matches = [c for c in classes if c == positive or str(c) == str(positive)]
+        if not matches:
+            raise InvalidDataError(
+                f"positive class {positive!r} is not a class of {target!r} "
+                f"(classes: {', '.join(str(c) for c in classes)})"
+            )
+        positive = matches[0]
+    train, test, stratified = split_rows(data.y, test_size, seed)
+    model = bbm_rs(
+        data.X[train],
+        data.y[train],
+        T=conditions,
+        tau=tau,
+        gamma=gamma,
+        features=data.features,
+        positive=positive,
+    )
+    report = _report(
+        "risk-score",
+        model,
+        data,
+        train,
+        test,
+        stratified,
+        {"conditions": len(model.conditions)},
+        set(model.tested_features()),
     )
     return Learned(model, report, data, train, test)
 
