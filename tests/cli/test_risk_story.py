@@ -186,7 +186,7 @@ def test_the_risk_score_story_from_the_shell(
         assert status == 0
         assert rob["distance"] == brute_force_robustness(rs, row)
         moved = rob["counterexample"]
-        assert rs.predict(moved) == rob["counterexample_class"] != rs.predict(row)
+        assert str(rs.predict(moved)) == rob["counterexample_class"] != str(rs.predict(row))
         # 4. verify with SMT: the AXp holds, a strict subset of it does not
         axp_text = ",".join(sorted(axp_set))
         status, text, _ = run(

@@ -39,13 +39,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Handler of ``xpg validate``: a model file is validated as it is read, a ``.xpg`` too."""
-    from xpg.core.graph import DecisionGraph
+    from xpg.core.xpgraph import ExplanationGraph  # light: a .xpg file loads no numpy
 
     graph = load_input(args.file)  # a model is validated as it is read
-    if isinstance(graph, DecisionGraph):
-        doc = {"file": args.file, "valid": True, "nodes": len(graph), "edges": graph.n_edges}
-    else:
+    if isinstance(graph, ExplanationGraph):
         doc = {"file": args.file, "valid": True, "nodes": graph.n_nodes, "edges": graph.n_edges}
+    else:
+        doc = {"file": args.file, "valid": True, "nodes": len(graph), "edges": graph.n_edges}
     return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
 
 
