@@ -8,7 +8,7 @@ Protocol (Sec. 6.2 and Appendix B; the learners in :mod:`bench.risk.baselines`):
 scaled to [0, 1]; for each split ``s`` a stratified 2:1 train/test split seeded with ``s``;
 hyperparameters by 5-fold cross-validation on accuracy over 5, 10, ..., 30; IC = internal
 nodes of a tree, conditions with non-zero points of a risk score; test accuracy of the xpg
-model; ER = mean exact l-infinity robustness (:func:`xpg.explain.exact_robustness.robustness`, not an
+model; ER = mean exact l-infinity robustness (:func:`xpg.robustness`, not an
 attack) over 100 correctly classified test rows drawn with seed ``s`` (``inf`` for a constant
 model; counted as 1 in the summary, see :func:`summarise`).  Per dataset and method,
 the mean and standard error over the splits, beside the paper's.  ``--baseline-splits`` runs
