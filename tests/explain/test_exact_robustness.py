@@ -36,6 +36,7 @@ from xpg.testing import (
     random_instance,
     random_obdd,
     random_omdd,
+    small_mixed_graph,
 )
 
 TINY = 1e-6  # far below the gaps between the generators' thresholds (0.5 and more)
@@ -202,17 +203,7 @@ def test_thresholds_strict_and_closed() -> None:
 
 
 def test_categorical_change_counts_one() -> None:
-    dg = xpg.DecisionGraph(
-        [Feature.real("x"), Feature.categorical("c", ["a", "b", "d"])], classes=["no", "yes"]
-    )
-    dg.add_node("r", "x")
-    dg.add_node("n", "c")
-    dg.add_terminal("t0", "no")
-    dg.add_terminal("t1", "yes")
-    dg.add_edge("r", "t0", Literal.le("x", 2))
-    dg.add_edge("r", "n", Literal.gt("x", 2))
-    dg.add_edge("n", "t0", Literal.isin("c", ["a"]))
-    dg.add_edge("n", "t1", Literal.isin("c", ["b", "d"]))
+    dg = small_mixed_graph()  # x <= 2: no; else c = a: no, c in {b, d}: yes
     er = robustness(dg, {"x": 9.0, "c": "b"})
     assert (er.distance, er.counterexample, er.counterexample_class) == (
         1.0,
