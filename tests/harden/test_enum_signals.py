@@ -43,7 +43,17 @@ def many_axps_graph(k: int) -> DecisionGraph:
 def _start(path: Path, json_output: bool) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "xpg", "enum", str(path)] + (["--json"] if json_output else [])
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        # a test run started in the background (nohup, `cmd &` without job control) ignores
+        # SIGINT, and so would the child: Python turns SIGINT into KeyboardInterrupt only when
+        # it starts with the default action
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _xpg(tmp_path: Path, k: int = 40) -> tuple[Path, ExplanationGraph]:
