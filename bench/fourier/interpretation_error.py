@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
@@ -155,23 +156,43 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+class Split(NamedTuple):
+    """One dataset as the paper's runs use it: a seeded stratified 75/25 split (training rows
+    capped at ``MAX_TRAIN_ROWS``), the background rows and the explained test rows."""
+
+    X: np.ndarray
+    X_train: np.ndarray
+    X_test: np.ndarray
+    y_train: np.ndarray
+    y_test: np.ndarray
+    background: np.ndarray
+    explained: np.ndarray
+
+
+def split_dataset(args: argparse.Namespace, name: str) -> Split:
+    """:class:`Split` of dataset ``name`` under ``args.data_dir``, ``args.seed`` and
+    ``args.instances`` (the run stops with a message when the file is missing)."""
+    path = args.data_dir / DATASETS[name]
+    if not path.exists():
+        sys.exit(f"missing dataset {path}: pass --data-dir or set XPG_DATA_DIR")
+    X, y, _ = load_pmlb(path)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.25, random_state=args.seed, stratify=y
+    )
+    rng = np.random.default_rng(args.seed)
+    if len(X_train) > MAX_TRAIN_ROWS:
+        keep = rng.choice(len(X_train), MAX_TRAIN_ROWS, replace=False)
+        X_train, y_train = X_train[keep], y_train[keep]
+    background = X_train[rng.choice(len(X_train), BACKGROUND_ROWS, replace=False)]
+    explained = X_test[rng.choice(len(X_test), args.instances, replace=False)]
+    return Split(X, X_train, X_test, y_train, y_test, background, explained)
+
+
 def run(args: argparse.Namespace) -> list[dict[str, object]]:
     names = QUICK_DATASETS if args.quick else list(DATASETS)
     rows: list[dict[str, object]] = []
     for name in names:
-        path = args.data_dir / DATASETS[name]
-        if not path.exists():
-            sys.exit(f"missing dataset {path}: pass --data-dir or set XPG_DATA_DIR")
-        X, y, _ = load_pmlb(path)
-        X_train, X_test, y_train, _ = train_test_split(
-            X, y, test_size=0.25, random_state=args.seed, stratify=y
-        )
-        rng = np.random.default_rng(args.seed)
-        if len(X_train) > MAX_TRAIN_ROWS:
-            keep = rng.choice(len(X_train), MAX_TRAIN_ROWS, replace=False)
-            X_train, y_train = X_train[keep], y_train[keep]
-        background = X_train[rng.choice(len(X_train), BACKGROUND_ROWS, replace=False)]
-        explained = X_test[rng.choice(len(X_test), args.instances, replace=False)]
+        X, X_train, X_test, y_train, _, background, explained = split_dataset(args, name)
         for model_name, model in models(args.seed).items():
             model.fit(X_train, y_train)  # type: ignore[attr-defined]
             accuracy = model.score(X_test, _)  # type: ignore[attr-defined]

@@ -30,7 +30,6 @@ import argparse
 import csv
 import io
 import os
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -40,19 +39,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 
 from bench.fourier.interpretation_error import (
     ANCHOR_ALPHA,
-    BACKGROUND_ROWS,
     DATASETS,
     HARMONICA_ALPHA,
-    MAX_TRAIN_ROWS,
     REPO_ROOT,
     default_data_dir,
-    load_pmlb,
     models,
     radius_label,
+    split_dataset,
     write_atomically,
 )
 from xpg.fourier import (
@@ -92,19 +88,7 @@ def cases(args: argparse.Namespace) -> Iterator[Case]:
     """Every (dataset, model, instance) of the run, with evaluation masks and game values."""
     names = [QUICK_DATASET] if args.quick else list(DATASETS)
     for name in names:
-        path = args.data_dir / DATASETS[name]
-        if not path.exists():
-            sys.exit(f"missing dataset {path}: pass --data-dir or set XPG_DATA_DIR")
-        X, y, _ = load_pmlb(path)
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=0.25, random_state=args.seed, stratify=y
-        )
-        rng = np.random.default_rng(args.seed)
-        if len(X_train) > MAX_TRAIN_ROWS:
-            keep = rng.choice(len(X_train), MAX_TRAIN_ROWS, replace=False)
-            X_train, y_train = X_train[keep], y_train[keep]
-        background = X_train[rng.choice(len(X_train), BACKGROUND_ROWS, replace=False)]
-        explained = X_test[rng.choice(len(X_test), args.instances, replace=False)]
+        X, X_train, X_test, y_train, y_test, background, explained = split_dataset(args, name)
         for model_name, model in models(args.seed).items():
             if args.quick and model_name != QUICK_MODEL:
                 continue
