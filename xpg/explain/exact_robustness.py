@@ -251,6 +251,7 @@ class _Graph:
         self.out: list[list[tuple[int, Literal]]] = [
             [(ids[c], lit) for c, lit in dg.children(n)] for n in order
         ]
+        self._read_once: bool | None = None
 
     def features_below(self) -> list[int]:
         """Per node, the bitmask of the features tested strictly below it."""
@@ -263,9 +264,22 @@ class _Graph:
         return below
 
     def is_read_once(self) -> bool:
-        """True when no path tests a feature twice."""
-        below = self.features_below()
-        return not any(f >= 0 and below[n] >> f & 1 for n, f in enumerate(self.feature))
+        """True when no path tests a feature twice (computed once per graph)."""
+        if self._read_once is None:
+            below = self.features_below()
+            self._read_once = not any(
+                f >= 0 and below[n] >> f & 1 for n, f in enumerate(self.feature)
+            )
+        return self._read_once
+
+    @classmethod
+    def of(cls, dg: DecisionGraph) -> _Graph:
+        """The arrays of ``dg``, built once per graph (kept in its cache, which every change
+        to the graph clears): a batch asks for the robustness of many rows of one model."""
+        graph = dg._cache.get("robustness_graph")
+        if graph is None:
+            graph = dg._cache["robustness_graph"] = cls(dg)
+        return graph
 
 
 def is_read_once(dg: DecisionGraph) -> bool:
@@ -280,7 +294,7 @@ def is_read_once(dg: DecisionGraph) -> bool:
     >>> is_read_once(paper_figure2()), is_read_once(paper_figure1())
     (True, False)
     """
-    return _Graph(dg).is_read_once()
+    return _Graph.of(dg).is_read_once()
 
 
 def _literal_set(feature: Feature, lit: Literal) -> ValueSet:
@@ -481,7 +495,7 @@ def robustness(
     values = dg.instance_values(instance)
     point = {f.name: v for f, v in zip(dg.features, values, strict=True)}
     predicted = model.predict(point)
-    g = _Graph(dg)
+    g = _Graph.of(dg)
     read_once = g.is_read_once()
     if route == "read-once" and not read_once:
         raise InvalidQueryError(
