@@ -82,12 +82,14 @@ def train_optimal_tree(
     seed: int = 0,
     max_depth: int = 6,
     time_limit: float = OPTIMAL_TIME_LIMIT,
+    complexity: float = 0.0,
 ) -> TrainedModel:
     """Table 2's model with ``--learner optimal``: an optimal depth-6 tree (STreeD), compiled.
 
     Trained on the same split as :func:`train_tree`, with the dataset's features (codes of
     categorical columns are integer features, as CART sees them); when the search stops at
     ``time_limit`` the best tree found so far is kept and ``notes["optimal"]`` is False.
+    ``complexity``: a cost per split (see :func:`~xpg.learn.optimal_tree.learn_optimal_tree`).
     """
     from xpg.learn.optimal_tree import learn_optimal_tree
 
@@ -99,6 +101,7 @@ def train_optimal_tree(
         features=ds.features,
         max_depth=max_depth,
         time_limit=time_limit,
+        complexity=complexity,
         seed=seed,
     )
     dg = fit.model.to_decision_graph()

@@ -65,6 +65,8 @@ def test_bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main([*base, "--time-limit", "5"]) == 2
     err = capsys.readouterr().err
     assert err.strip().count("\n") == 0 and "--learner optimal only" in err
+    assert main([*base, "--complexity", "0.01"]) == 2
+    assert "--complexity applies to --learner optimal only" in capsys.readouterr().err
     assert main([*base, "--learner", "c45"]) == 2
     assert "invalid choice: 'c45'" in capsys.readouterr().err
     assert main([*base, "--learner", "optimal", "--time-limit", "-1"]) == 2
@@ -81,3 +83,16 @@ def test_missing_extra_is_one_line(
     assert main([*args, "-o", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err
     assert "pip install 'xpg-toolkit[optimal]'" in err and err.strip().count("\n") == 0
+
+
+def test_complexity_prunes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = shared_path("datasets", "pmlb/iris.tsv.gz")
+    out = tmp_path / "iris.json"
+    base = ["learn", "tree", str(data), "--target", "target", "--learner", "optimal"]
+    assert main([*base, "-o", str(out), "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*base, "--complexity", "0.05", "-o", str(out), "--json"]) == 0
+    pruned = json.loads(capsys.readouterr().out)
+    assert pruned["complexity"] == 0.05 and pruned["optimal"] is True
+    assert pruned["size"]["nodes"] < plain["size"]["nodes"]
+    assert pruned["train_accuracy"] <= plain["train_accuracy"]

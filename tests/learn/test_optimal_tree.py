@@ -71,22 +71,23 @@ def encode(space: FeatureSpace, rows: list[list]) -> np.ndarray:
     return np.asarray([space.encode(dict(zip(names, r))) for r in rows], dtype=np.float64)
 
 
-def fewest_errors(B: np.ndarray, y: np.ndarray, depth: int) -> int:
-    """Brute force, independent of pystreed: the fewest training errors of any tree of depth
-    at most ``depth`` splitting on the columns of the 0/1 matrix ``B``."""
+def fewest_errors(B: np.ndarray, y: np.ndarray, depth: int, split_cost: float = 0.0) -> float:
+    """Brute force, independent of pystreed: the least training errors (plus ``split_cost``
+    per split) of any tree of depth at most ``depth`` splitting on the columns of the 0/1
+    matrix ``B``."""
 
     @cache
-    def best(rows: frozenset[int], d: int) -> int:
+    def best(rows: frozenset[int], d: int) -> float:
         labels = y[sorted(rows)]
-        leaf = len(labels) - (np.bincount(labels).max() if len(labels) else 0)
+        leaf = float(len(labels) - (np.bincount(labels).max() if len(labels) else 0))
         if d == 0 or leaf == 0:
-            return int(leaf)
+            return leaf
         out = leaf
         for k in range(B.shape[1]):
             right = frozenset(i for i in rows if B[i, k])
             if right and right != rows:
-                out = min(out, best(rows - right, d - 1) + best(right, d - 1))
-        return int(out)
+                out = min(out, best(rows - right, d - 1) + best(right, d - 1) + split_cost)
+        return out
 
     return best(frozenset(range(len(y))), depth)
 
@@ -115,6 +116,19 @@ def test_random_tables_exhaustive_agreement_and_optimality(seed: int) -> None:
     assert errors == fewest_errors(B, codes, depth)
     # explanations name the original features only
     assert set(dg.feature_index) == {f.name for f in space.features}
+    # with a cost per split: least errors + cost, as brute force says
+    cp = 0.05
+    fit = learn_optimal_tree(
+        X, labels, features=entries, max_depth=depth, time_limit=30, complexity=cp
+    )
+    assert fit.optimal
+    errors = int(sum(p != t for p, t in zip(fit.streed_predict(X).tolist(), labels)))
+    splits = fit.estimator.fit_result.tree_nodes() if fit.estimator is not None else 0
+    penalised = fewest_errors(B, codes, depth, cp * len(labels))
+    assert errors + cp * len(labels) * splits == pytest.approx(penalised)
+    assert len(fit.model) <= 2 * splits + 1
+    ours = fit.model.to_decision_graph().predict_batch(np.asarray(domain, dtype=object))
+    assert ours.tolist() == fit.streed_predict(encode(space, domain)).tolist()
 
 
 def test_brute_force_oracle_can_fail() -> None:
@@ -229,6 +243,8 @@ def test_bad_input_is_named() -> None:
         learn_optimal_tree(X, y, max_depth=0)
     with pytest.raises(InvalidParameterError, match="time limit"):
         learn_optimal_tree(X, y, time_limit=0)
+    with pytest.raises(InvalidParameterError, match="complexity"):
+        learn_optimal_tree(X, y, complexity=1.5)
     with pytest.raises(InvalidDataError, match="one label per row"):
         learn_optimal_tree(X, [0, 1])
     with pytest.raises(InvalidDataError, match="learner"):

@@ -68,13 +68,16 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn tree``."""
     from xpg.learn.from_table import learn_tree_from_table
 
-    optimal = {}
+    optimal: dict[str, Any] = {}
     if args.tree_learner == "optimal":
         optimal = {"learner": "optimal", "time_limit": args.time_limit}
-    elif args.time_limit is not None:
+        if args.complexity is not None:
+            optimal["complexity"] = args.complexity
+    elif args.time_limit is not None or args.complexity is not None:
         from xpg.errors import InvalidParameterError
 
-        raise InvalidParameterError("--time-limit applies to --learner optimal only")
+        option = "--time-limit" if args.time_limit is not None else "--complexity"
+        raise InvalidParameterError(f"{option} applies to --learner optimal only")
     learned = learn_tree_from_table(
         args.data,
         args.target,
@@ -229,6 +232,13 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="stop the optimal tree's search after this long and keep the best tree found "
         "so far, reported as not proved optimal (default 60)",
+    )
+    tree.add_argument(
+        "--complexity",
+        type=fraction,
+        metavar="CP",
+        help="optimal tree: a cost per split, as a fraction of the training rows (a split "
+        "must save CP x rows training errors; IAI's and CART's cp); default 0, no penalty",
     )
     tree.set_defaults(func=cmd_learn_tree)
     rules = learners.add_parser(

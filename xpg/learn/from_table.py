@@ -202,8 +202,8 @@ def learn_tree_from_table(
         The class column.
     max_depth, seed, **params
         ``max_depth``, ``random_state`` and other parameters of ``DecisionTreeClassifier``
-        (``learner="optimal"``: ``max_depth``, ``seed`` and ``n_thresholds`` of
-        :func:`~xpg.learn.optimal_tree.learn_optimal_tree`).
+        (``learner="optimal"``: ``max_depth``, ``seed``, ``n_thresholds`` and ``complexity``
+        of :func:`~xpg.learn.optimal_tree.learn_optimal_tree`).
     learner : {"cart", "optimal"}
         scikit-learn's greedy CART, or the most accurate tree of depth at most ``max_depth``
         on the training rows (STreeD, the ``optimal`` extra; the report says whether the
@@ -294,7 +294,7 @@ def _optimal_tree(
     """``learn_tree_from_table(learner="optimal")``: the fit, its model, report fields."""
     from xpg.learn.optimal_tree import TIME_LIMIT, learn_optimal_tree
 
-    unknown = sorted(set(params) - {"n_thresholds"})
+    unknown = sorted(set(params) - {"n_thresholds", "complexity"})
     if unknown:
         raise InvalidModelError(f"optimal tree: unknown parameter(s) {', '.join(unknown)}")
     fit = learn_optimal_tree(
@@ -314,9 +314,13 @@ def _optimal_tree(
         "time_limit": fit.time_limit,
         "binary_features": len(fit.binarization),
     }
+    penalty = ""
+    if params.get("complexity"):
+        details["complexity"] = params["complexity"]
+        penalty = f", complexity {params['complexity']:g} per split"
     note = (
         f"learner: optimal tree (STreeD, pystreed) over {len(fit.binarization)} binary "
-        f"features, search {fit.seconds:.2f} s: {fit.status}"
+        f"features{penalty}, search {fit.seconds:.2f} s: {fit.status}"
     )
     return fit, fit.model, details, (note,)
 

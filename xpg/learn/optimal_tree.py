@@ -185,10 +185,12 @@ def learn_optimal_tree(
     max_depth: int = 6,
     time_limit: float = TIME_LIMIT,
     n_thresholds: int = N_THRESHOLDS,
+    complexity: float = 0.0,
     classes: Sequence[Any] | None = None,
     seed: int = 0,
 ) -> OptimalTree:
-    """The most accurate tree of depth at most ``max_depth`` on the training rows (STreeD).
+    """The most accurate tree of depth at most ``max_depth`` on the training rows (STreeD),
+    or with ``complexity`` > 0 the tree of least training error plus penalty per split.
 
     Parameters
     ----------
@@ -207,6 +209,12 @@ def learn_optimal_tree(
         Seconds the search may take (see :attr:`OptimalTree.optimal`).
     n_thresholds : int
         Thresholds per numeric column (see :class:`Binarization`).
+    complexity : float
+        A cost per split, as a fraction of the training rows (pystreed's
+        ``cost-complex-accuracy``: a split is kept only when it saves at least
+        ``complexity * rows`` training errors), like the ``cp`` of CART's pruning and of
+        the optimal trees of IAI, which the core paper used; 0 (default): no penalty, the
+        fewest training errors.  In [0, 1].  The search is slower with a penalty.
     classes : sequence, optional
         The class labels in order (default: the distinct values of ``y``, numbers first in
         order, then the others by their text).
@@ -220,7 +228,8 @@ def learn_optimal_tree(
     Raises
     ------
     InvalidParameterError
-        ``max_depth`` outside 1..20, ``time_limit`` not positive, ``n_thresholds`` < 1.
+        ``max_depth`` outside 1..20, ``time_limit`` not positive, ``n_thresholds`` < 1,
+        ``complexity`` outside [0, 1].
     InvalidDataError
         No rows, ``X`` and ``y`` of different lengths, a label outside ``classes``.
     MissingExtraError
@@ -235,6 +244,8 @@ def learn_optimal_tree(
         raise InvalidParameterError(
             f"thresholds per column: expected a positive integer, found {n_thresholds}"
         )
+    if not 0 <= complexity <= 1:
+        raise InvalidParameterError(f"complexity: expected a number in [0, 1], found {complexity}")
     X = np.asarray(X, dtype=np.float64)
     labels = [v.item() if isinstance(v, np.generic) else v for v in np.asarray(y, dtype=object)]
     if X.ndim != 2 or len(X) == 0 or len(X) != len(labels):
@@ -266,7 +277,14 @@ def learn_optimal_tree(
         root: Leaf | Split = Leaf(class_list[int(np.argmax(counts))])
         estimator, optimal = None, True
     else:
-        estimator = streed(max_depth=max_depth, time_limit=float(time_limit), random_seed=int(seed))
+        penalty = (
+            {"optimization_task": "cost-complex-accuracy", "cost_complexity": float(complexity)}
+            if complexity > 0
+            else {}
+        )
+        estimator = streed(
+            max_depth=max_depth, time_limit=float(time_limit), random_seed=int(seed), **penalty
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             estimator.fit(binarization.transform(X), codes)
