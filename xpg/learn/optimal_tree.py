@@ -140,6 +140,9 @@ class OptimalTree:
     seconds : float
         Wall-clock time of the search.
     time_limit : float
+    space : FeatureSpace
+        The features laid over the columns of ``X`` (``space.encode`` turns a feature-level
+        instance into the row :meth:`streed_predict` takes).
     """
 
     model: DecisionTree
