@@ -3,7 +3,8 @@
 * Table 1: a decision list learned on the training split (RIPPER, ``xpg.learn``; the paper
   used Orange3's CN2) compiled into a reduced OBDD with dd.
 * Table 2: a scikit-learn ``DecisionTreeClassifier(max_depth=6)`` (the paper used IAI's
-  optimal trees, a commercial learner) compiled exactly.
+  optimal trees, a commercial learner) compiled exactly; or, with ``--learner optimal``, an
+  optimal depth-6 tree (STreeD, :func:`xpg.learn.optimal_tree.learn_optimal_tree`).
 
 The data are split 80/20 with a seeded permutation; accuracy is measured on the 20%.
 
@@ -22,7 +23,7 @@ KR 2021, Sec. 7 (DLs compiled to OBDDs; depth-6 DTs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,13 +40,15 @@ from xpg.models.decision_list import compile_decision_list
 class TrainedModel:
     """A fitted model, its decision graph, and what the tables report about it."""
 
-    kind: str  # "obdd" or "tree"
-    original: Any  # the DecisionList or the DecisionTreeClassifier
+    kind: str  # "obdd", "tree" or "optimal-tree"
+    original: Any  # the DecisionList, the DecisionTreeClassifier or the OptimalTree
     dg: DecisionGraph
     accuracy: float  # % on the test split
     depth: int | None
     train: np.ndarray
     test: np.ndarray
+    #: learner-specific facts for the tables (optimal trees: "optimal", "search_seconds")
+    notes: dict[str, Any] = field(default_factory=dict)
 
 
 def split_rows(n: int, seed: int, test_fraction: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
@@ -68,6 +71,50 @@ def train_tree(ds: Dataset, seed: int = 0, max_depth: int = 6) -> TrainedModel:
     dg = from_sklearn_tree(clf, ds.features)
     accuracy = 100.0 * float(np.mean(clf.predict(ds.X[test]) == y[test])) if len(test) else 100.0
     return TrainedModel("tree", clf, dg, accuracy, int(clf.get_depth()), train, test)
+
+
+#: seconds the optimal tree's search may take per dataset in Table 2 (see bench/README.md)
+OPTIMAL_TIME_LIMIT = 30.0
+
+
+def train_optimal_tree(
+    ds: Dataset,
+    seed: int = 0,
+    max_depth: int = 6,
+    time_limit: float = OPTIMAL_TIME_LIMIT,
+    complexity: float = 0.0,
+) -> TrainedModel:
+    """Table 2's model with ``--learner optimal``: an optimal depth-6 tree (STreeD), compiled.
+
+    Trained on the same split as :func:`train_tree`, with the dataset's features (codes of
+    categorical columns are integer features, as CART sees them); when the search stops at
+    ``time_limit`` the best tree found so far is kept and ``notes["optimal"]`` is False.
+    ``complexity``: a cost per split (see :func:`~xpg.learn.optimal_tree.learn_optimal_tree`).
+    """
+    from xpg.learn.optimal_tree import learn_optimal_tree
+
+    train, test = split_rows(len(ds.X), seed)
+    y = np.asarray(_labels(ds.y), dtype=object)
+    fit = learn_optimal_tree(
+        ds.X[train],
+        y[train],
+        features=ds.features,
+        max_depth=max_depth,
+        time_limit=time_limit,
+        complexity=complexity,
+        seed=seed,
+    )
+    dg = fit.model.to_decision_graph()
+    hits = fit.streed_predict(ds.X[test]) == y[test]
+    accuracy = 100.0 * float(np.mean(hits)) if len(test) else 100.0
+    notes = {
+        "optimal": fit.optimal,
+        "search_seconds": round(fit.seconds, 2),
+        "binary_features": len(fit.binarization),
+    }
+    return TrainedModel(
+        "optimal-tree", fit, dg, accuracy, fit.model.depth, train, test, notes=notes
+    )
 
 
 def train_obdd(ds: Dataset, seed: int = 0) -> TrainedModel:

@@ -310,6 +310,18 @@ def pick_rows(ds: Dataset, limit: int | None, seed: int) -> list[int]:
     return sorted(rng.choice(rows, size=limit, replace=False).tolist())
 
 
+Trainer = Callable[[Dataset, int], TrainedModel]
+
+
+@dataclass
+class Learners:
+    """What ``--learner`` chose: the output stem, a title suffix and one trainer per label."""
+
+    stem: str
+    title: str
+    trainers: dict[str, Trainer]
+
+
 def run_table(
     argv: Sequence[str] | None,
     *,
@@ -317,34 +329,49 @@ def run_table(
     stem: str,
     title: str,
     datasets: dict[str, Any],
-    train: Callable[[Dataset, int], TrainedModel],
+    train: Trainer,
     paper: dict[str, PaperRow],
     quick_instances: int = 10,
+    options: Callable[[argparse.ArgumentParser], None] | None = None,
+    learners: Callable[[argparse.Namespace], Learners] | None = None,
 ) -> int:
     """Parse the options, explain every dataset, write ``<stem>.csv``, ``_instances.csv``,
-    ``.md``; print the Markdown table and the paths."""
+    ``.md``; print the Markdown table and the paths.
+
+    ``options`` adds a script's own options; ``learners`` maps the parsed options to the
+    models to train (default: ``train`` alone).  With several learners every dataset is
+    trained and explained with each, and each Markdown cell reads "a / b (paper)".
+    """
     parser = base_parser(prog, f"Rebuild the core paper's {title}.")
     parser.add_argument("--timeout", type=float, help="per-instance enumeration budget (s)")
+    if options is not None:
+        options(parser)
     args = parser.parse_args(argv)
+    chosen_learners = learners(args) if learners else Learners(stem, "", {"": train})
     names = chosen(args.datasets, datasets)
     limit = args.max_instances if args.max_instances is not None else None
     if args.quick and limit is None:
         limit = quick_instances
     folder = out_dir(args.out)
-    summary, per_instance = [], []
+    labels = list(chosen_learners.trainers)
+    several = len(labels) > 1
+    summary: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
+    per_instance: list[dict[str, Any]] = []
+    stopped: list[str] = []  # optimal searches stopped by their time limit
     for name in names:
         ds = load_dataset(name, args.data_dir, seed=args.seed)
-        model = train(ds, args.seed)
-        results = explain_rows(
-            model.dg,
-            ds,
-            pick_rows(ds, limit, args.seed),
-            timeout=args.timeout,
-            show_progress=not args.no_progress,
-        )
-        check_predictions(model, ds, results)
-        summary.append(
-            summary_row(
+        for label, train_one in chosen_learners.trainers.items():
+            model = train_one(ds, args.seed)
+            rows_checked = check_all_rows(model, ds)
+            results = explain_rows(
+                model.dg,
+                ds,
+                pick_rows(ds, limit, args.seed),
+                timeout=args.timeout,
+                show_progress=not args.no_progress,
+            )
+            check_predictions(model, ds, results)
+            row = summary_row(
                 name,
                 len(ds.features),
                 results,
@@ -352,25 +379,53 @@ def run_table(
                 accuracy=model.accuracy,
                 depth=model.depth,
             )
+            if several:
+                row = {"learner": label, **row, **model.notes, "rows_agreeing": rows_checked}
+            summary[label].append(row)
+            per_instance += [
+                ({"learner": label, **r} if several else r) for r in instance_rows(name, results)
+            ]
+            said = f" ({label})" if several else ""
+            extra = "".join(f", {k} {v}" for k, v in model.notes.items())
+            if rows_checked is not None:
+                extra += f", graph = learner's predict on {rows_checked}/{len(ds.X)} rows"
+            print(
+                f"{name}{said}: {row['n_tested']} instances, {row['xps_avg']} XPs on average, "
+                f"{row['runtime_total']:.2f} s{extra}",
+                file=sys.stderr,
+            )
+            if model.notes.get("optimal") is False:
+                stopped.append(f"{name} ({label})")
+    quick = f"Quick run: {limit} instances per dataset. " if args.quick else ""
+    if several:
+        md = (
+            markdown_table_learners(summary, paper, title + chosen_learners.title, labels)
+            + "\n"
+            + (
+                f"{quick}Cells: {' / '.join(labels)} (paper). Runtimes in seconds. Opt: the "
+                "optimal tree's search finished (yes) or stopped at the time limit with the best "
+                "tree found (no). Every compiled graph predicts what its learner predicts on "
+                "every row of its dataset (checked).\n"
+            )
         )
-        per_instance += instance_rows(name, results)
-        last = summary[-1]
-        print(
-            f"{name}: {last['n_tested']} instances, {last['xps_avg']} XPs on average, "
-            f"{last['runtime_total']:.2f} s",
-            file=sys.stderr,
+        md += f"\nSearches stopped at the time limit: {', '.join(stopped) or 'none'}.\n"
+        columns = ["learner", *SUMMARY_COLUMNS, *NOTE_COLUMNS, "rows_agreeing"]
+        rows = [r for label in labels for r in summary[label]]
+        instance_columns = ["learner", *INSTANCE_COLUMNS]
+    else:
+        rows = summary[labels[0]]
+        md = (
+            markdown_table(rows, paper, title)
+            + "\n"
+            + (f"{quick}Cells: ours (paper). Runtimes in seconds.\n")
         )
-    note = (
-        f"{'Quick run: ' + str(limit) + ' instances per dataset. ' if args.quick else ''}"
-        "Cells: ours (paper). Runtimes in seconds."
-    )
-    md = markdown_table(summary, paper, title) + "\n" + note + "\n"
+        columns, instance_columns = SUMMARY_COLUMNS, INSTANCE_COLUMNS
     paths = write_outputs(
         folder,
-        stem,
+        chosen_learners.stem,
         {
-            ".csv": csv_text(summary, SUMMARY_COLUMNS),
-            "_instances.csv": csv_text(per_instance, INSTANCE_COLUMNS),
+            ".csv": csv_text(rows, columns),
+            "_instances.csv": csv_text(per_instance, instance_columns),
             ".md": md,
         },
     )
@@ -380,6 +435,84 @@ def run_table(
     return 0
 
 
+#: the learner-specific columns of a several-learner table (``TrainedModel.notes``)
+NOTE_COLUMNS = ["optimal", "search_seconds", "binary_features"]
+
+
+def markdown_table_learners(
+    summary: dict[str, list[dict[str, Any]]],
+    paper: dict[str, PaperRow],
+    title: str,
+    labels: Sequence[str],
+) -> str:
+    """The paper's layout with every cell "a / b (paper)", one value per learner, and a
+    column saying whether each optimal search finished."""
+    by_name = [dict(zip(labels, group)) for group in zip(*(summary[x] for x in labels))]
+    head = ["Dataset", "#F", "#TI", "D", "#N", "%A", "Opt", "XPs"]
+    head += ["AXp Mx", "m", "avg", "%L", "CXp Mx", "m", "avg", "%L", "Tot (s)", "avg"]
+    lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for group in by_name:
+        first = group[labels[0]]
+        p = paper.get(first["dataset"])
+
+        def cell(key: str, attr: str, fmt: str = "{}", g: Any = group, p: Any = p) -> str:
+            ours = " / ".join(fmt.format(g[x][key]) if g[x][key] != "" else "-" for x in labels)
+            return ours if p is None else f"{ours} ({fmt.format(getattr(p, attr))})"
+
+        searched = [
+            ("yes" if group[x]["optimal"] else "no") for x in labels if "optimal" in group[x]
+        ]
+        cells = [
+            first["dataset"],
+            _cell(first["n_features"], p.n_features if p else None),
+            cell("n_tested", "n_tested"),
+            cell("depth", "depth"),
+            cell("nodes", "size"),
+            cell("accuracy", "accuracy", "{:.0f}"),
+            " / ".join(searched) or "-",
+            cell("xps_avg", "xps_avg", "{:.1f}"),
+            cell("axp_max", "axp_max"),
+            cell("axp_min", "axp_min"),
+            cell("axp_avg", "axp_avg", "{:.1f}"),
+            cell("axp_len_pct", "axp_len_pct", "{:.0f}"),
+            cell("cxp_max", "cxp_max"),
+            cell("cxp_min", "cxp_min"),
+            cell("cxp_avg", "cxp_avg", "{:.1f}"),
+            cell("cxp_len_pct", "cxp_len_pct", "{:.0f}"),
+            cell("runtime_total", "runtime_total", "{:.3f}"),
+            cell("runtime_avg", "runtime_avg", "{:.4f}"),
+        ]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def check_all_rows(model: TrainedModel, ds: Dataset) -> int | None:
+    """For a tree: the compiled graph must predict what its learner (scikit-learn, pystreed)
+    predicts on every row of the dataset, train and test; returns the number of rows
+    checked (None for an OBDD, whose tested rows :func:`check_predictions` checks)."""
+    if model.kind == "tree":
+        theirs = [
+            v.item() if isinstance(v, np.generic) else v for v in model.original.predict(ds.X)
+        ]
+        learner = "scikit-learn"
+    elif model.kind == "optimal-tree":
+        theirs = model.original.streed_predict(ds.X).tolist()
+        learner = "pystreed"
+    else:
+        return None
+    values = np.empty((len(ds.X), len(ds.features)), dtype=object)
+    values[:] = [instance(ds, i) for i in range(len(ds.X))]
+    ours = model.dg.predict_batch(values).tolist()
+    wrong = [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
+    if wrong:
+        i = wrong[0]
+        raise ModelMismatchError(
+            f"{ds.name}: the decision graph disagrees with {learner} on {len(wrong)} of "
+            f"{len(ds.X)} rows; first, row {i}: graph {ours[i]!r}, {learner} {theirs[i]!r}"
+        )
+    return len(ds.X)
+
+
 def check_predictions(model: TrainedModel, ds: Dataset, results: Sequence[InstanceResult]) -> None:
     """The compiled graph must predict what the original model predicts on every instance."""
     for r in results:
@@ -387,6 +520,8 @@ def check_predictions(model: TrainedModel, ds: Dataset, results: Sequence[Instan
         if model.kind == "tree":
             expected = model.original.predict(ds.X[r.row : r.row + 1])[0]
             expected = expected.item() if isinstance(expected, np.generic) else expected
+        elif model.kind == "optimal-tree":
+            expected = model.original.streed_predict(ds.X[r.row : r.row + 1])[0]
         else:
             expected = model.original.predict(x)
         if expected != r.prediction:

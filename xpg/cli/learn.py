@@ -1,7 +1,8 @@
 """``xpg learn tree|list`` and ``xpg import``: model files from data, or from scikit-learn.
 
-``xpg learn tree DATA --target COLUMN -o MODEL.json`` trains a scikit-learn decision tree on a
-table (CSV, TSV, gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list,
+``xpg learn tree DATA --target COLUMN -o MODEL.json`` trains a scikit-learn decision tree
+(``--learner optimal``: an optimal depth-limited tree, with pystreed) on a table (CSV, TSV,
+gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list,
 ``xpg learn risk-score`` a BBM-RS risk score (printing its score card too); all type each
 column as a feature, hold out a test set, print the accuracy and size of the model and write
 it as a JSON model file (:mod:`xpg.learn.from_table`).  ``xpg import ESTIMATOR -o
@@ -26,7 +27,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from xpg.cli.common import add_command, add_json_argument, emit, positive_int
+from xpg.cli.common import add_command, add_json_argument, emit, positive_float, positive_int
 
 PICKLE_WARNING = (
     "unpickling runs any code the file's author put in it: use --trust-pickle only for files "
@@ -67,6 +68,16 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn tree``."""
     from xpg.learn.from_table import learn_tree_from_table
 
+    optimal: dict[str, Any] = {}
+    if args.tree_learner == "optimal":
+        optimal = {"learner": "optimal", "time_limit": args.time_limit}
+        if args.complexity is not None:
+            optimal["complexity"] = args.complexity
+    elif args.time_limit is not None or args.complexity is not None:
+        from xpg.errors import InvalidParameterError
+
+        option = "--time-limit" if args.time_limit is not None else "--complexity"
+        raise InvalidParameterError(f"{option} applies to --learner optimal only")
     learned = learn_tree_from_table(
         args.data,
         args.target,
@@ -75,6 +86,7 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
         test_size=args.test_size,
         missing=args.missing,
         encoding=args.encoding,
+        **optimal,
     )
     return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
 
@@ -190,9 +202,11 @@ def register(subparsers: Any) -> None:
     learners = p.add_subparsers(dest="learner", metavar="LEARNER", required=True)
     tree = learners.add_parser(
         "tree",
-        help="a scikit-learn decision tree (CART)",
-        description="Train scikit-learn's DecisionTreeClassifier; categorical columns are "
-        "encoded for it and tested by sets of their categories in the written model.",
+        help="a decision tree: scikit-learn's CART, or an optimal tree (--learner optimal)",
+        description="Train scikit-learn's DecisionTreeClassifier, or with --learner optimal "
+        "the most accurate tree of the depth limit on the training rows (STreeD, pystreed); "
+        "categorical columns are encoded for it and tested by sets of their categories in "
+        "the written model.",
     )
     _data_arguments(tree)
     tree.add_argument("--max-depth", type=positive_int, default=6, help="default 6")
@@ -202,6 +216,29 @@ def register(subparsers: Any) -> None:
         default="one-hot",
         help="how the tree sees a categorical column: one 0/1 column per category "
         "(default) or one column of category codes",
+    )
+    tree.add_argument(
+        "--learner",
+        dest="tree_learner",
+        choices=("cart", "optimal"),
+        default="cart",
+        help="cart: scikit-learn's greedy CART (default); optimal: the most accurate tree "
+        "of depth at most --max-depth on the training rows (STreeD; pip install "
+        "'xpg-toolkit[optimal]')",
+    )
+    tree.add_argument(
+        "--time-limit",
+        type=positive_float,
+        metavar="SECONDS",
+        help="stop the optimal tree's search after this long and keep the best tree found "
+        "so far, reported as not proved optimal (default 60)",
+    )
+    tree.add_argument(
+        "--complexity",
+        type=fraction,
+        metavar="CP",
+        help="optimal tree: a cost per split, as a fraction of the training rows (a split "
+        "must save CP x rows training errors; IAI's and CART's cp); default 0, no penalty",
     )
     tree.set_defaults(func=cmd_learn_tree)
     rules = learners.add_parser(

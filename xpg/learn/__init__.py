@@ -1,6 +1,6 @@
-"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), risk scores
-(BBM-RS), datasets, models from data tables, trained scikit-learn trees imported from files;
-separation statistics of labelled data."""
+"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn's CART,
+optimal trees with pystreed), risk scores (BBM-RS), datasets, models from data tables, trained
+scikit-learn trees imported from files; separation statistics of labelled data."""
 
 from xpg.learn.datasets import Dataset, default_data_dir, load_dataset
 from xpg.learn.decision_list import learn_decision_list
@@ -12,6 +12,7 @@ from xpg.learn.from_table import (
     learn_risk_score_from_table,
     learn_tree_from_table,
 )
+from xpg.learn.optimal_tree import OptimalTree, learn_optimal_tree
 from xpg.learn.risk_score import bbm_rs
 from xpg.learn.separation import linear_separateness, r_separation, separation_distance
 from xpg.learn.table_data import TableData, prepare_table
@@ -24,6 +25,7 @@ __all__ = [
     "import_sklearn_tree",
     "learn_decision_list",
     "learn_list_from_table",
+    "learn_optimal_tree",
     "learn_risk_score_from_table",
     "learn_tree",
     "learn_tree_from_table",
@@ -32,6 +34,7 @@ __all__ = [
     "linear_separateness",
     "load_dataset",
     "load_estimator",
+    "OptimalTree",
     "prepare_table",
     "r_separation",
     "separation_distance",

@@ -1,6 +1,7 @@
 """Models learned from a data table, in one call: split, fit, compile, measure.
 
-:func:`learn_tree_from_table` trains scikit-learn's ``DecisionTreeClassifier`` and
+:func:`learn_tree_from_table` trains scikit-learn's ``DecisionTreeClassifier`` (or an
+optimal depth-limited tree, :mod:`xpg.learn.optimal_tree`) and
 :func:`learn_list_from_table` a RIPPER decision list and :func:`learn_risk_score_from_table` a
 BBM-RS risk score on a table (a pandas ``DataFrame`` or a
 file :func:`xpg.io.tables.read_table` reads).  The columns are typed and encoded by
@@ -32,12 +33,16 @@ effective rule induction. ICML 1995 (RIPPER); Huang et al. KR 2021, Sec. 7.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from xpg.errors import InvalidDataError, InvalidModelError
 from xpg.learn.table_data import CategoricalEncoding, MissingPolicy, TableData, prepare_table
+
+#: the learners of :func:`learn_tree_from_table`
+TreeLearner = Literal["cart", "optimal"]
+TREE_LEARNERS: tuple[str, ...] = ("cart", "optimal")
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,9 @@ class LearnReport:
     test_accuracy: float | None
     size: dict[str, int]
     features_used: list[str]
+    #: learner-specific facts: JSON fields added to :meth:`to_dict`, and text lines
+    details: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a JSON-ready dict."""
@@ -81,6 +89,7 @@ class LearnReport:
             "test_accuracy": self.test_accuracy,
             "size": dict(self.size),
             "features_used": list(self.features_used),
+            **self.details,
         }
 
     def lines(self) -> list[str]:
@@ -104,6 +113,7 @@ class LearnReport:
             split,
             f"accuracy: train {self.train_accuracy:.4f}, test {test}",
             f"size: {size}; features used ({len(self.features_used)}): {used}",
+            *self.notes,
         ]
 
 
@@ -178,9 +188,12 @@ def learn_tree_from_table(
     test_size: float = 0.2,
     missing: MissingPolicy = "drop-rows",
     encoding: CategoricalEncoding = "one-hot",
+    learner: TreeLearner = "cart",
+    time_limit: float | None = None,
     **params: Any,
 ) -> Learned:
-    """A scikit-learn decision tree learned from a table, as the project's ``DecisionTree``.
+    """A decision tree learned from a table (scikit-learn's CART, or an optimal tree), as
+    the project's ``DecisionTree``.
 
     Parameters
     ----------
@@ -188,7 +201,16 @@ def learn_tree_from_table(
     target : str
         The class column.
     max_depth, seed, **params
-        ``max_depth``, ``random_state`` and other parameters of ``DecisionTreeClassifier``.
+        ``max_depth``, ``random_state`` and other parameters of ``DecisionTreeClassifier``
+        (``learner="optimal"``: ``max_depth``, ``seed``, ``n_thresholds`` and ``complexity``
+        of :func:`~xpg.learn.optimal_tree.learn_optimal_tree`).
+    learner : {"cart", "optimal"}
+        scikit-learn's greedy CART, or the most accurate tree of depth at most ``max_depth``
+        on the training rows (STreeD, the ``optimal`` extra; the report says whether the
+        search finished or stopped at the time limit with the best tree found so far).
+    time_limit : float, optional
+        Seconds the optimal tree's search may take (default
+        :data:`~xpg.learn.optimal_tree.TIME_LIMIT`); only with ``learner="optimal"``.
     test_size : float
         Fraction of the rows held out for the test accuracy (split with ``seed``).
     missing, encoding
@@ -199,29 +221,50 @@ def learn_tree_from_table(
     Learned
         ``model`` (a :class:`~xpg.models.tree.DecisionTree` predicting what ``estimator``
         predicts, on every row), ``report``, ``data``, ``train``/``test`` row indices,
-        ``estimator``.
+        ``estimator`` (for ``learner="optimal"``, the
+        :class:`~xpg.learn.optimal_tree.OptimalTree`, whose ``streed_predict`` is pystreed's
+        own prediction).
 
     Raises
     ------
     InvalidDataError
         Bad table (see :func:`~xpg.learn.table_data.prepare_table`), a target with one class,
-        a test size that leaves no training row.
+        a test size that leaves no training row, an unknown learner.
+    MissingExtraError
+        ``learner="optimal"`` without pystreed.
     """
-    from sklearn.tree import DecisionTreeClassifier
+    from xpg.models.tree import Split
 
-    from xpg.models.tree import Split, tree_from_sklearn
-
+    if learner not in TREE_LEARNERS:
+        raise InvalidDataError(
+            f"learner: expected one of {', '.join(TREE_LEARNERS)}, found {learner!r}"
+        )
     if max_depth is not None and max_depth < 1:
         raise InvalidDataError(f"max depth: expected a positive integer, found {max_depth}")
+    if learner == "optimal":
+        from xpg.learn.optimal_tree import _streed
+
+        _streed()  # the missing extra is said before the table is read
+    elif time_limit is not None:
+        raise InvalidDataError("a time limit applies to learner='optimal' only")
     data = prepare_table(table, target, missing=missing, encoding=encoding)
     _check_classes(data)
     train, test, stratified = split_rows(data.y, test_size, seed)
-    try:
-        clf = DecisionTreeClassifier(max_depth=max_depth, random_state=seed, **params)
-    except TypeError as err:
-        raise InvalidModelError(f"DecisionTreeClassifier: {err}") from None
-    clf.fit(data.X[train], data.y[train])
-    model = tree_from_sklearn(clf, data.entries)
+    details: dict[str, Any] = {}
+    notes: tuple[str, ...] = ()
+    if learner == "optimal":
+        clf, model, details, notes = _optimal_tree(data, train, max_depth, seed, time_limit, params)
+    else:
+        from sklearn.tree import DecisionTreeClassifier
+
+        from xpg.models.tree import tree_from_sklearn
+
+        try:
+            clf = DecisionTreeClassifier(max_depth=max_depth, random_state=seed, **params)
+        except TypeError as err:
+            raise InvalidModelError(f"DecisionTreeClassifier: {err}") from None
+        clf.fit(data.X[train], data.y[train])
+        model = tree_from_sklearn(clf, data.entries)
     used = {node.feature for _, node in model.walk() if isinstance(node, Split)}
     nodes = len(model)
     leaves = sum(1 for _, node in model.walk() if not isinstance(node, Split))
@@ -234,8 +277,52 @@ def learn_tree_from_table(
         stratified,
         {"nodes": nodes, "leaves": leaves, "depth": model.depth},
         used,
+        details,
+        notes,
     )
     return Learned(model, report, data, train, test, clf)
+
+
+def _optimal_tree(
+    data: TableData,
+    train: np.ndarray,
+    max_depth: int | None,
+    seed: int | None,
+    time_limit: float | None,
+    params: dict[str, Any],
+) -> tuple[Any, Any, dict[str, Any], tuple[str, ...]]:
+    """``learn_tree_from_table(learner="optimal")``: the fit, its model, report fields."""
+    from xpg.learn.optimal_tree import TIME_LIMIT, learn_optimal_tree
+
+    unknown = sorted(set(params) - {"n_thresholds", "complexity"})
+    if unknown:
+        raise InvalidModelError(f"optimal tree: unknown parameter(s) {', '.join(unknown)}")
+    fit = learn_optimal_tree(
+        data.X[train],
+        data.y[train],
+        features=data.entries,
+        max_depth=6 if max_depth is None else max_depth,
+        time_limit=TIME_LIMIT if time_limit is None else time_limit,
+        classes=data.classes,
+        seed=0 if seed is None else seed,
+        **params,
+    )
+    details = {
+        "learner": "optimal",
+        "optimal": fit.optimal,
+        "search_seconds": round(fit.seconds, 3),
+        "time_limit": fit.time_limit,
+        "binary_features": len(fit.binarization),
+    }
+    penalty = ""
+    if params.get("complexity"):
+        details["complexity"] = params["complexity"]
+        penalty = f", complexity {params['complexity']:g} per split"
+    note = (
+        f"learner: optimal tree (STreeD, pystreed) over {len(fit.binarization)} binary "
+        f"features{penalty}, search {fit.seconds:.2f} s: {fit.status}"
+    )
+    return fit, fit.model, details, (note,)
 
 
 def learn_list_from_table(
@@ -440,6 +527,8 @@ def _report(
     stratified: bool,
     size: dict[str, int],
     used: set[str],
+    details: dict[str, Any] | None = None,
+    notes: tuple[str, ...] = (),
 ) -> LearnReport:
     train_accuracy = _accuracy(model, data, train)
     assert train_accuracy is not None  # split_rows leaves at least one training row
@@ -458,4 +547,6 @@ def _report(
         test_accuracy=_accuracy(model, data, test),
         size=size,
         features_used=[f.name for f in data.features if f.name in used],
+        details=dict(details or {}),
+        notes=notes,
     )
