@@ -217,9 +217,12 @@ def _cell(ours: Any, paper: Any | None, fmt: str = "{}") -> str:
 
 
 def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], title: str) -> str:
-    """The paper's table layout, every cell "ours (paper)" where the paper has the dataset."""
+    """The paper's table layout, every cell "ours (paper)" where the paper has the dataset;
+    a Learner column when the rows name their learner (several per dataset)."""
     with_depth = any(r["depth"] != "" for r in rows)
-    head = ["Dataset", "#F", "#TI"] + (["D"] if with_depth else []) + ["#N", "%A", "XPs"]
+    with_learner = any(r.get("learner") for r in rows)
+    head = ["Dataset"] + (["Learner"] if with_learner else []) + ["#F", "#TI"]
+    head += (["D"] if with_depth else []) + ["#N", "%A", "XPs"]
     head += ["AXp Mx", "m", "avg", "%L", "CXp Mx", "m", "avg", "%L", "Tot (s)", "Mx", "m", "avg"]
     lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -228,7 +231,8 @@ def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], t
         def cell(key: str, attr: str, fmt: str = "{}", r: dict[str, Any] = r, p: Any = p) -> str:
             return _cell(r[key], getattr(p, attr) if p is not None else None, fmt)
 
-        cells = [r["dataset"], cell("n_features", "n_features"), cell("n_tested", "n_tested")]
+        cells = [r["dataset"]] + ([r.get("learner", "")] if with_learner else [])
+        cells += [cell("n_features", "n_features"), cell("n_tested", "n_tested")]
         if with_depth:
             cells.append(cell("depth", "depth"))
         cells += [
@@ -317,12 +321,17 @@ def run_table(
     stem: str,
     title: str,
     datasets: dict[str, Any],
-    train: Callable[[Dataset, int], TrainedModel],
+    train: Callable[[Dataset, int], TrainedModel]
+    | dict[str, Callable[[Dataset, int], TrainedModel]],
     paper: dict[str, PaperRow],
     quick_instances: int = 10,
+    note: str = "",
 ) -> int:
     """Parse the options, explain every dataset, write ``<stem>.csv``, ``_instances.csv``,
-    ``.md``; print the Markdown table and the paths."""
+    ``.md``; print the Markdown table and the paths.
+
+    ``train`` is one learner, or several by name (each dataset then gets one row per
+    learner, and the outputs a ``learner`` column); ``note`` ends the Markdown."""
     parser = base_parser(prog, f"Rebuild the core paper's {title}.")
     parser.add_argument("--timeout", type=float, help="per-instance enumeration budget (s)")
     args = parser.parse_args(argv)
@@ -331,20 +340,22 @@ def run_table(
     if args.quick and limit is None:
         limit = quick_instances
     folder = out_dir(args.out)
-    summary, per_instance = [], []
+    trains = train if isinstance(train, dict) else {"": train}
+    summary: list[dict[str, Any]] = []
+    per_instance: list[dict[str, Any]] = []
     for name in names:
         ds = load_dataset(name, args.data_dir, seed=args.seed)
-        model = train(ds, args.seed)
-        results = explain_rows(
-            model.dg,
-            ds,
-            pick_rows(ds, limit, args.seed),
-            timeout=args.timeout,
-            show_progress=not args.no_progress,
-        )
-        check_predictions(model, ds, results)
-        summary.append(
-            summary_row(
+        for learner, fit in trains.items():
+            model = fit(ds, args.seed)
+            results = explain_rows(
+                model.dg,
+                ds,
+                pick_rows(ds, limit, args.seed),
+                timeout=args.timeout,
+                show_progress=not args.no_progress,
+            )
+            check_predictions(model, ds, results)
+            row = summary_row(
                 name,
                 len(ds.features),
                 results,
@@ -352,25 +363,26 @@ def run_table(
                 accuracy=model.accuracy,
                 depth=model.depth,
             )
-        )
-        per_instance += instance_rows(name, results)
-        last = summary[-1]
-        print(
-            f"{name}: {last['n_tested']} instances, {last['xps_avg']} XPs on average, "
-            f"{last['runtime_total']:.2f} s",
-            file=sys.stderr,
-        )
-    note = (
+            tag = {"learner": learner} if learner else {}
+            summary.append({**tag, **row})
+            per_instance += [{**tag, **r} for r in instance_rows(name, results)]
+            print(
+                f"{name}{' (' + learner + ')' if learner else ''}: {row['n_tested']} instances, "
+                f"{row['xps_avg']} XPs on average, {row['runtime_total']:.2f} s",
+                file=sys.stderr,
+            )
+    text = (
         f"{'Quick run: ' + str(limit) + ' instances per dataset. ' if args.quick else ''}"
-        "Cells: ours (paper). Runtimes in seconds."
+        "Cells: ours (paper). Runtimes in seconds." + (" " + note if note else "")
     )
-    md = markdown_table(summary, paper, title) + "\n" + note + "\n"
+    md = markdown_table(summary, paper, title) + "\n" + text + "\n"
+    learner_column = ["learner"] if isinstance(train, dict) else []
     paths = write_outputs(
         folder,
         stem,
         {
-            ".csv": csv_text(summary, SUMMARY_COLUMNS),
-            "_instances.csv": csv_text(per_instance, INSTANCE_COLUMNS),
+            ".csv": csv_text(summary, learner_column + SUMMARY_COLUMNS),
+            "_instances.csv": csv_text(per_instance, learner_column + INSTANCE_COLUMNS),
             ".md": md,
         },
     )
