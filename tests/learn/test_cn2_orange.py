@@ -3,7 +3,7 @@ row, train and test, of every dataset of Table 1 and of tables with integer, rea
 categorical columns.
 
 Marked ``peers``: ``pytest -m peers`` runs them, creating Orange3's environment
-(``$XPG_ENVS_DIR/orange3``, by default ``~/.cache/xpg/envs/orange3``; pip, about 1.4 GB, a
+(``$XPG_ENVS_DIR/orange3``, by default ``~/.cache/xpg/envs/orange3``; pip, about 470 MB, a
 minute or two) when it is missing; where it cannot be created (no network) they are skipped
 with the reason.
 """

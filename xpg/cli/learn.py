@@ -219,7 +219,7 @@ def register(subparsers: Any) -> None:
         "CN2 rule list learned by Orange3 (the core paper's learner), which also tests "
         "real columns by thresholds. Orange3 runs in an environment of its own, created on "
         "first use in $XPG_ENVS_DIR/orange3 (default ~/.cache/xpg/envs/orange3; pip, about "
-        "1.4 GB, a few minutes).",
+        "470 MB, a minute or so).",
     )
     _data_arguments(rules)
     rules.add_argument(

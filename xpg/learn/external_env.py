@@ -68,12 +68,16 @@ class ExternalEnv:
         Python code that runs without error once the environment is ready.
     root : Path, optional
         The folder holding the environment (default :func:`envs_dir`, read when used).
+    no_deps : tuple of str
+        Installed next with ``pip install --no-deps``: a library whose declared dependencies
+        are not all needed (the requirements then list those that are).
     """
 
     name: str
     requirements: tuple[str, ...]
     probe: str
     root: Path | None = None
+    no_deps: tuple[str, ...] = ()
 
     @property
     def venv(self) -> Path:
@@ -163,7 +167,7 @@ def ensure(env: ExternalEnv, log: IO[str] | None = None) -> Path:
             return env.python
         print(
             f"[xpg] creating the {env.name} environment at {venv} (once; pip install "
-            f"{' '.join(env.requirements)}: this can take a few minutes)",
+            f"{' '.join(env.no_deps or env.requirements)}: this can take a few minutes)",
             file=log,
             flush=True,
         )
@@ -193,6 +197,8 @@ def _build(env: ExternalEnv, folder: Path) -> None:
         [str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"],
         [str(python), "-m", "pip", "install", "-q", *env.requirements],
     ]
+    if env.no_deps:
+        steps.append([str(python), "-m", "pip", "install", "-q", "--no-deps", *env.no_deps])
     for cmd in steps:
         proc = subprocess.run(
             cmd,
