@@ -34,13 +34,18 @@ LEARNERS = ("ripper", "cn2")
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run Table 1 (``argv`` as on the command line)."""
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--learner", choices=LEARNERS, default="ripper")
-    known, rest = pre.parse_known_args(argv)
+    pre = argparse.ArgumentParser(prog="python -m bench.table1", add_help=False)
+    pre.add_argument(
+        "--learner",
+        choices=LEARNERS,
+        default="ripper",
+        help="ripper (default), or cn2: the paper's CN2 lists (Orange3) beside RIPPER's",
+    )
+    known, _ = pre.parse_known_args(argv)
     if known.learner == "cn2":
         return run_table(
-            rest,
-            prog="python -m bench.table1 --learner cn2",
+            argv,
+            prog="python -m bench.table1",
             stem="table1_cn2",
             title="Table 1: all AXps and CXps of OBDDs (RIPPER and CN2 decision lists "
             "compiled with dd)",
@@ -50,15 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             note="CN2: Orange3's CN2Learner with its defaults, as in the paper; every "
             "compiled CN2 OBDD predicts Orange's own class on every row of its dataset "
             "(checked; the run stops otherwise).",
+            parents=[pre],
         )
     return run_table(
-        rest,
+        argv,
         prog="python -m bench.table1",
         stem="table1",
         title="Table 1: all AXps and CXps of OBDDs (decision lists compiled with dd)",
         datasets=TABLE1,
         train=train_obdd,
         paper=PAPER_TABLE1,
+        parents=[pre],
     )
 
 

@@ -256,9 +256,11 @@ def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], t
     return "\n".join(lines) + "\n"
 
 
-def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """Options every table script takes."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+def base_parser(
+    prog: str, description: str, parents: Sequence[argparse.ArgumentParser] = ()
+) -> argparse.ArgumentParser:
+    """Options every table script takes (and those of ``parents``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, parents=list(parents))
     parser.add_argument("--quick", action="store_true", help="few instances per dataset (CI)")
     parser.add_argument("--data-dir", help="datasets folder (default $XPG_DATA_DIR or ../shared)")
     parser.add_argument(
@@ -326,13 +328,15 @@ def run_table(
     paper: dict[str, PaperRow],
     quick_instances: int = 10,
     note: str = "",
+    parents: Sequence[argparse.ArgumentParser] = (),
 ) -> int:
     """Parse the options, explain every dataset, write ``<stem>.csv``, ``_instances.csv``,
     ``.md``; print the Markdown table and the paths.
 
     ``train`` is one learner, or several by name (each dataset then gets one row per
-    learner, and the outputs a ``learner`` column); ``note`` ends the Markdown."""
-    parser = base_parser(prog, f"Rebuild the core paper's {title}.")
+    learner, and the outputs a ``learner`` column); ``note`` ends the Markdown; ``parents``
+    adds the caller's own options (already read by it) to the usage and the help."""
+    parser = base_parser(prog, f"Rebuild the core paper's {title}.", parents)
     parser.add_argument("--timeout", type=float, help="per-instance enumeration budget (s)")
     args = parser.parse_args(argv)
     names = chosen(args.datasets, datasets)
