@@ -3,7 +3,8 @@
 The reference implementation (PyPI ``XpGraph``) is imported as ``xpg``, which clashes with
 this project, and PyXAI pulls in gigabytes of dependencies: neither may enter the project's
 environment.  Each peer gets a virtual environment under ``bench/.venvs/<name>`` (created on
-first use, reused afterwards); a runner script from ``bench/runners/`` runs there and times the
+first use, reused afterwards, by :mod:`xpg.learn.external_env`, which also makes Orange3's
+environment for CN2); a runner script from ``bench/runners/`` runs there and times the
 peer in-process, either on a whole JSON job file (:func:`run_runner`) or request by request
 while it stays alive (:class:`RunnerSession`, ``--serve``: the comparisons use it to take
 turns with xpg on each instance, :mod:`bench.runners.timing`).
@@ -24,7 +25,6 @@ KR 2021, reference implementation https://github.com/yizza91/xpg (PyPI XpGraph 0
 from __future__ import annotations
 
 import json
-import os
 import select
 import subprocess
 import sys
@@ -35,14 +35,16 @@ from typing import Any
 
 import sklearn
 
-from xpg.errors import XpgError
+from xpg.errors import ExternalEnvError
+from xpg.learn import external_env
+from xpg.learn.external_env import ExternalEnv, clean_environ
 
 BENCH_DIR = Path(__file__).resolve().parent
 VENVS_DIR = BENCH_DIR / ".venvs"
 RUNNERS_DIR = BENCH_DIR / "runners"
 
 
-class PeerError(XpgError, RuntimeError):
+class PeerError(ExternalEnvError):
     """A peer environment could not be created, or a runner failed."""
 
 
@@ -56,14 +58,19 @@ class Peer:
     runner: Path
 
     @property
+    def env(self) -> ExternalEnv:
+        """The peer's environment, under :data:`VENVS_DIR`."""
+        return ExternalEnv(self.name, self.requirements, self.probe, root=VENVS_DIR)
+
+    @property
     def venv(self) -> Path:
         """The environment's folder."""
-        return VENVS_DIR / self.name
+        return self.env.venv
 
     @property
     def python(self) -> Path:
         """The environment's interpreter."""
-        return self.venv / "bin" / "python"
+        return self.env.python
 
 
 PEERS: dict[str, Peer] = {
@@ -83,50 +90,15 @@ PEERS: dict[str, Peer] = {
 }
 
 
-def _clean_env() -> dict[str, str]:
-    """The environment without the variables that would let this project's ``xpg`` leak in."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-
-
 def is_ready(peer: Peer) -> bool:
     """True when the peer's environment exists and imports the peer."""
-    if not peer.python.exists():
-        return False
-    probe = subprocess.run(
-        [str(peer.python), "-c", peer.probe],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=_clean_env(),
-        cwd=peer.venv,
-    )
-    return probe.returncode == 0
+    return external_env.is_ready(peer.env)
 
 
 def ensure_venv(peer: Peer, log: Any = sys.stderr) -> Path:
-    """Create the peer's environment if needed (network: PyPI) and return its interpreter."""
-    if is_ready(peer):
-        return peer.python
-    VENVS_DIR.mkdir(parents=True, exist_ok=True)
-    print(f"[peers] creating {peer.venv} and installing {' '.join(peer.requirements)}", file=log)
-    steps = [
-        [sys.executable, "-m", "venv", "--clear", str(peer.venv)],
-        [str(peer.python), "-m", "pip", "install", "-q", "--upgrade", "pip"],
-        [str(peer.python), "-m", "pip", "install", "-q", *peer.requirements],
-    ]
-    for cmd in steps:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, check=False, env=_clean_env(), cwd=VENVS_DIR
-        )
-        if proc.returncode != 0:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-            raise PeerError(
-                f"could not set up the {peer.name} environment at {peer.venv}: "
-                f"`{' '.join(cmd)}` failed: {' | '.join(tail)}"
-            )
-    if not is_ready(peer):
-        raise PeerError(f"{peer.venv} was created but `{peer.probe}` fails there")
-    return peer.python
+    """Create the peer's environment if needed (network: PyPI) and return its interpreter
+    (:func:`xpg.learn.external_env.ensure`: built aside, renamed into place when it works)."""
+    return external_env.ensure(peer.env, log)
 
 
 def run_runner(peer: Peer, job: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
@@ -138,7 +110,7 @@ def run_runner(peer: Peer, job: dict[str, Any], timeout: float | None = None) ->
     with tempfile.TemporaryDirectory(prefix="xpg-peer-") as tmp:
         job_path, out_path = Path(tmp) / "job.json", Path(tmp) / "out.json"
         job_path.write_text(json.dumps(job), encoding="utf-8")
-        env = _clean_env()
+        env = clean_environ()
         try:
             proc = subprocess.run(
                 [str(peer.python), str(peer.runner), str(job_path), str(out_path)],
@@ -178,7 +150,7 @@ class RunnerSession:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             text=True,
-            env=_clean_env(),
+            env=clean_environ(),
             cwd=self._tmp.name,
         )
 

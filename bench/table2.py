@@ -66,7 +66,12 @@ def _learners(args: argparse.Namespace) -> Learners:
     if args.complexity:
         stem += f"_cp{args.complexity:g}"
         title = f" (CART / optimal, complexity {args.complexity:g} per split)"
-    return Learners(stem, title, {"cart": train_tree, "optimal": optimal})
+    note = (
+        "Opt: the optimal tree's search finished (yes) or stopped at the time limit with the "
+        "best tree found (no). Every compiled graph predicts what its learner predicts on every "
+        "row of its dataset (checked)."
+    )
+    return Learners(stem, title, {"cart": train_tree, "optimal": optimal}, note)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

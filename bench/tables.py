@@ -217,9 +217,12 @@ def _cell(ours: Any, paper: Any | None, fmt: str = "{}") -> str:
 
 
 def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], title: str) -> str:
-    """The paper's table layout, every cell "ours (paper)" where the paper has the dataset."""
+    """The paper's table layout, every cell "ours (paper)" where the paper has the dataset;
+    a Learner column when the rows name their learner (several per dataset)."""
     with_depth = any(r["depth"] != "" for r in rows)
-    head = ["Dataset", "#F", "#TI"] + (["D"] if with_depth else []) + ["#N", "%A", "XPs"]
+    with_learner = any(r.get("learner") for r in rows)
+    head = ["Dataset"] + (["Learner"] if with_learner else []) + ["#F", "#TI"]
+    head += (["D"] if with_depth else []) + ["#N", "%A", "XPs"]
     head += ["AXp Mx", "m", "avg", "%L", "CXp Mx", "m", "avg", "%L", "Tot (s)", "Mx", "m", "avg"]
     lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -228,7 +231,8 @@ def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], t
         def cell(key: str, attr: str, fmt: str = "{}", r: dict[str, Any] = r, p: Any = p) -> str:
             return _cell(r[key], getattr(p, attr) if p is not None else None, fmt)
 
-        cells = [r["dataset"], cell("n_features", "n_features"), cell("n_tested", "n_tested")]
+        cells = [r["dataset"]] + ([r.get("learner", "")] if with_learner else [])
+        cells += [cell("n_features", "n_features"), cell("n_tested", "n_tested")]
         if with_depth:
             cells.append(cell("depth", "depth"))
         cells += [
@@ -252,9 +256,11 @@ def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], t
     return "\n".join(lines) + "\n"
 
 
-def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """Options every table script takes."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+def base_parser(
+    prog: str, description: str, parents: Sequence[argparse.ArgumentParser] = ()
+) -> argparse.ArgumentParser:
+    """Options every table script takes (and those of ``parents``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, parents=list(parents))
     parser.add_argument("--quick", action="store_true", help="few instances per dataset (CI)")
     parser.add_argument("--data-dir", help="datasets folder (default $XPG_DATA_DIR or ../shared)")
     parser.add_argument(
@@ -315,11 +321,13 @@ Trainer = Callable[[Dataset, int], TrainedModel]
 
 @dataclass
 class Learners:
-    """What ``--learner`` chose: the output stem, a title suffix and one trainer per label."""
+    """What ``--learner`` chose: the output stem, a title suffix, one trainer per label and a
+    sentence that ends the Markdown (what the learners' columns mean)."""
 
     stem: str
     title: str
     trainers: dict[str, Trainer]
+    note: str = ""
 
 
 def run_table(
@@ -402,13 +410,12 @@ def run_table(
             markdown_table_learners(summary, paper, title + chosen_learners.title, labels)
             + "\n"
             + (
-                f"{quick}Cells: {' / '.join(labels)} (paper). Runtimes in seconds. Opt: the "
-                "optimal tree's search finished (yes) or stopped at the time limit with the best "
-                "tree found (no). Every compiled graph predicts what its learner predicts on "
-                "every row of its dataset (checked).\n"
+                f"{quick}Cells: {' / '.join(labels)} (paper). Runtimes in seconds. "
+                f"{chosen_learners.note}\n"
             )
         )
-        md += f"\nSearches stopped at the time limit: {', '.join(stopped) or 'none'}.\n"
+        if any("optimal" in r for label in labels for r in summary[label]):
+            md += f"\nSearches stopped at the time limit: {', '.join(stopped) or 'none'}.\n"
         columns = ["learner", *SUMMARY_COLUMNS, *NOTE_COLUMNS, "rows_agreeing"]
         rows = [r for label in labels for r in summary[label]]
         instance_columns = ["learner", *INSTANCE_COLUMNS]
@@ -445,10 +452,11 @@ def markdown_table_learners(
     title: str,
     labels: Sequence[str],
 ) -> str:
-    """The paper's layout with every cell "a / b (paper)", one value per learner, and a
-    column saying whether each optimal search finished."""
+    """The paper's layout with every cell "a / b (paper)", one value per learner, and, when a
+    learner searches for an optimal model, a column saying whether each search finished."""
     by_name = [dict(zip(labels, group)) for group in zip(*(summary[x] for x in labels))]
-    head = ["Dataset", "#F", "#TI", "D", "#N", "%A", "Opt", "XPs"]
+    searches = any("optimal" in r for x in labels for r in summary[x])
+    head = ["Dataset", "#F", "#TI", "D", "#N", "%A", *(["Opt"] if searches else []), "XPs"]
     head += ["AXp Mx", "m", "avg", "%L", "CXp Mx", "m", "avg", "%L", "Tot (s)", "avg"]
     lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for group in by_name:
@@ -469,7 +477,7 @@ def markdown_table_learners(
             cell("depth", "depth"),
             cell("nodes", "size"),
             cell("accuracy", "accuracy", "{:.0f}"),
-            " / ".join(searched) or "-",
+            *([" / ".join(searched) or "-"] if searches else []),
             cell("xps_avg", "xps_avg", "{:.1f}"),
             cell("axp_max", "axp_max"),
             cell("axp_min", "axp_min"),

@@ -137,6 +137,14 @@ class OutputError(XpgError, OSError):
     """An output file could not be written (nothing was left behind)."""
 
 
+# -- raised by xpg.learn.external_env
+
+
+class ExternalEnvError(XpgError, RuntimeError):
+    """An environment of its own for an external library (Orange3 for CN2, benchmark peers)
+    could not be created, or a program run there failed; the message says which and why."""
+
+
 # -- raised by xpg.learn.datasets
 
 

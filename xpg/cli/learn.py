@@ -2,7 +2,8 @@
 
 ``xpg learn tree DATA --target COLUMN -o MODEL.json`` trains a scikit-learn decision tree
 (``--learner optimal``: an optimal depth-limited tree, with pystreed) on a table (CSV, TSV,
-gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list,
+gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list (``--learner cn2``: a
+CN2 rule list learned by Orange3 in an environment of its own),
 ``xpg learn risk-score`` a BBM-RS risk score (printing its score card too); all type each
 column as a feature, hold out a test set, print the accuracy and size of the model and write
 it as a JSON model file (:mod:`xpg.learn.from_table`).  ``xpg import ESTIMATOR -o
@@ -95,6 +96,10 @@ def cmd_learn_list(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn list``."""
     from xpg.learn.from_table import learn_list_from_table
 
+    if args.list_learner == "cn2" and (args.positive is not None or args.max_rules is not None):
+        from xpg.errors import InvalidParameterError
+
+        raise InvalidParameterError("--positive and --max-rules apply to --learner ripper only")
     params = {} if args.max_rules is None else {"max_rules": args.max_rules}
     learned = learn_list_from_table(
         args.data,
@@ -103,6 +108,7 @@ def cmd_learn_list(args: argparse.Namespace) -> int:
         test_size=args.test_size,
         positive=args.positive,
         missing=args.missing,
+        learner=args.list_learner,
         **params,
     )
     return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
@@ -243,16 +249,31 @@ def register(subparsers: Any) -> None:
     tree.set_defaults(func=cmd_learn_tree)
     rules = learners.add_parser(
         "list",
-        help="a RIPPER decision list (needs the 'rules' extra)",
+        help="a decision list: RIPPER (the 'rules' extra), or CN2 with Orange3 (--learner cn2)",
         description="Learn a decision list with RIPPER (wittgenstein: pip install "
-        "'xpg-toolkit[rules]'); conditions test feature = value, so every feature column "
-        "must be boolean, integer or categorical.",
+        "'xpg-toolkit[rules]'), whose conditions test feature = value, so every feature "
+        "column must be boolean, integer or categorical; or, with --learner cn2, an ordered "
+        "CN2 rule list learned by Orange3 (the core paper's learner), which also tests "
+        "real columns by thresholds. Orange3 runs in an environment of its own, created on "
+        "first use in $XPG_ENVS_DIR/orange3 (default ~/.cache/xpg/envs/orange3; pip, about "
+        "470 MB, a minute or so).",
     )
     _data_arguments(rules)
     rules.add_argument(
-        "--positive", metavar="CLASS", help="the class whose rules come first (binary targets)"
+        "--learner",
+        dest="list_learner",
+        choices=("ripper", "cn2"),
+        default="ripper",
+        help="ripper (default) or cn2 (Orange3's CN2Learner with its defaults)",
     )
-    rules.add_argument("--max-rules", type=positive_int, help="at most this many rules per class")
+    rules.add_argument(
+        "--positive",
+        metavar="CLASS",
+        help="ripper: the class whose rules come first (binary targets)",
+    )
+    rules.add_argument(
+        "--max-rules", type=positive_int, help="ripper: at most this many rules per class"
+    )
     rules.set_defaults(func=cmd_learn_list)
     risk = learners.add_parser(
         "risk-score",

@@ -3,8 +3,9 @@
 The core paper learns its decision lists with Orange3's CN2.  Orange3 3.40 requires
 ``numpy<2.4`` and ``pandas<3`` and pulls a Qt stack, xgboost and NVIDIA libraries (about
 1.4 GB), which cannot live beside xpg's other dependencies; RIPPER (Cohen 1995), a
-sequential-covering rule learner of the same family, is used instead through the
-maintained ``wittgenstein`` package.  Multi-class lists follow RIPPER's own ordering:
+sequential-covering rule learner of the same family, is used here through the
+maintained ``wittgenstein`` package (:mod:`xpg.learn.cn2` runs CN2 itself in an
+environment of its own).  Multi-class lists follow RIPPER's own ordering:
 classes by increasing frequency, a rule set for each class against the classes after it,
 examples covered by earlier rules removed, and the most frequent class as the default.
 

@@ -2,7 +2,8 @@
 
 :func:`learn_tree_from_table` trains scikit-learn's ``DecisionTreeClassifier`` (or an
 optimal depth-limited tree, :mod:`xpg.learn.optimal_tree`) and
-:func:`learn_list_from_table` a RIPPER decision list and :func:`learn_risk_score_from_table` a
+:func:`learn_list_from_table` a RIPPER decision list (or a CN2 one, learned by Orange3 in an
+environment of its own: :mod:`xpg.learn.cn2`) and :func:`learn_risk_score_from_table` a
 BBM-RS risk score on a table (a pandas ``DataFrame`` or a
 file :func:`xpg.io.tables.read_table` reads).  The columns are typed and encoded by
 :func:`xpg.learn.table_data.prepare_table`; the rows are split into a training and a test set
@@ -32,7 +33,7 @@ effective rule induction. ICML 1995 (RIPPER); Huang et al. KR 2021, Sec. 7.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -43,6 +44,9 @@ from xpg.learn.table_data import CategoricalEncoding, MissingPolicy, TableData, 
 #: the learners of :func:`learn_tree_from_table`
 TreeLearner = Literal["cart", "optimal"]
 TREE_LEARNERS: tuple[str, ...] = ("cart", "optimal")
+#: the learners of :func:`learn_list_from_table`
+ListLearner = Literal["ripper", "cn2"]
+LIST_LEARNERS: tuple[str, ...] = ("ripper", "cn2")
 
 
 @dataclass(frozen=True)
@@ -333,32 +337,51 @@ def learn_list_from_table(
     test_size: float = 0.2,
     positive: Any | None = None,
     missing: MissingPolicy = "drop-rows",
+    learner: ListLearner = "ripper",
     **params: Any,
 ) -> Learned:
-    """A RIPPER decision list learned from a table (the ``rules`` extra: wittgenstein).
+    """A decision list learned from a table: RIPPER (the ``rules`` extra: wittgenstein), or
+    an ordered CN2 rule list learned by Orange3 in an environment of its own.
 
     Parameters
     ----------
     table : pandas.DataFrame or path
     target : str
     seed, test_size, missing
-        As for :func:`learn_tree_from_table` (``seed`` is also RIPPER's ``random_state``).
+        As for :func:`learn_tree_from_table` (``seed`` is also RIPPER's ``random_state``;
+        CN2 is deterministic).
     positive : optional
-        The class whose rules come first; a string is matched against the classes' text, so
-        ``"1"`` names the class ``1`` of a numeric target.
+        RIPPER only: the class whose rules come first; a string is matched against the
+        classes' text, so ``"1"`` names the class ``1`` of a numeric target.
+    learner : {"ripper", "cn2"}
+        ``"cn2"``: Orange3's ``CN2Learner`` with its defaults, the core paper's set-up
+        (:func:`xpg.learn.cn2.learn_cn2`; the environment is created on first use, which
+        needs the network once); it also takes real-valued columns (``f <= t``, ``f >= t``).
+        The report then says that the list predicts Orange's class on every row.
     **params
-        ``max_rules``, ``max_rule_conds``, ``k``, ``prune_size`` of
-        :func:`~xpg.learn.decision_list.learn_decision_list`.
+        RIPPER: ``max_rules``, ``max_rule_conds``, ``k``, ``prune_size`` of
+        :func:`~xpg.learn.decision_list.learn_decision_list`; CN2: keyword arguments of
+        ``CN2Learner``.
 
     Raises
     ------
     InvalidDataError
-        As for :func:`learn_tree_from_table`; also an unknown positive class.
+        As for :func:`learn_tree_from_table`; also an unknown positive class or learner.
     InvalidModelError
-        A real-valued feature column (a list tests ``feature = value``).
+        RIPPER: a real-valued feature column (its lists test ``feature = value``).
     MissingExtraError
-        Without wittgenstein.
+        RIPPER without wittgenstein.
+    ExternalEnvError
+        CN2: Orange3's environment cannot be created, or Orange fails.
     """
+    if learner not in LIST_LEARNERS:
+        raise InvalidDataError(
+            f"learner: expected one of {', '.join(LIST_LEARNERS)}, found {learner!r}"
+        )
+    if learner == "cn2":
+        if positive is not None:
+            raise InvalidDataError("a positive class applies to RIPPER only (CN2 orders its rules)")
+        return _learn_cn2_list(table, target, seed, test_size, missing, params)
     from xpg.learn.decision_list import _ripper, learn_decision_list
 
     _ripper()  # the missing extra is said before anything else
@@ -378,7 +401,7 @@ def learn_list_from_table(
         shown = ", ".join(repr(n) for n in real[:5]) + (" ..." if len(real) > 5 else "")
         raise InvalidDataError(
             f"a decision list tests feature = value, and {len(real)} column(s) hold real "
-            f"numbers: {shown} (discretise them, or learn a tree)"
+            f"numbers: {shown} (discretise them, learn a tree, or use the cn2 learner)"
         )
     train, test, stratified = split_rows(data.y, test_size, seed)
     X = np.empty((len(train), len(data.features)), dtype=object)
@@ -395,6 +418,18 @@ def learn_list_from_table(
         )
     except TypeError as err:
         raise InvalidModelError(f"learn_decision_list: {err}") from None
+    return _list_learned(model, data, train, test, stratified)
+
+
+def _list_learned(
+    model: Any,
+    data: TableData,
+    train: np.ndarray,
+    test: np.ndarray,
+    stratified: bool,
+    details: dict[str, Any] | None = None,
+    notes: tuple[str, ...] = (),
+) -> Learned:
     used = set(model.tested_features())
     conditions = sum(len(r.conditions) for r in model.rules)
     report = _report(
@@ -407,7 +442,44 @@ def learn_list_from_table(
         {"rules": len(model.rules), "conditions": conditions},
         used,
     )
+    if details or notes:
+        report = replace(report, details=dict(details or {}), notes=notes)
     return Learned(model, report, data, train, test)
+
+
+def _learn_cn2_list(
+    table: Any,
+    target: str,
+    seed: int | None,
+    test_size: float,
+    missing: MissingPolicy,
+    params: dict[str, Any],
+) -> Learned:
+    from xpg.learn.cn2 import learn_cn2
+
+    data = prepare_table(table, target, missing=missing)
+    _check_classes(data)
+    train, test, stratified = split_rows(data.y, test_size, seed)
+    rows = np.empty((len(data.values), len(data.features)), dtype=object)
+    rows[:] = data.values
+    result = learn_cn2(
+        rows[train],
+        data.y[train].tolist(),
+        data.features,
+        data.classes,
+        predict=rows,
+        params=params,
+    )
+    details = {
+        "learner": "cn2",
+        "orange_version": result.orange_version,
+        "agrees_with_orange": len(rows),
+    }
+    note = (
+        f"learner: CN2 (Orange3 {result.orange_version}); the list predicts Orange's class "
+        f"on all {len(rows)} rows"
+    )
+    return _list_learned(result.model, data, train, test, stratified, details, (note,))
 
 
 def learn_risk_score_from_table(
