@@ -465,7 +465,8 @@ def markdown_table_learners(
 
         def cell(key: str, attr: str, fmt: str = "{}", g: Any = group, p: Any = p) -> str:
             ours = " / ".join(fmt.format(g[x][key]) if g[x][key] != "" else "-" for x in labels)
-            return ours if p is None else f"{ours} ({fmt.format(getattr(p, attr))})"
+            theirs = None if p is None else getattr(p, attr)
+            return ours if theirs is None else f"{ours} ({fmt.format(theirs)})"
 
         searched = [
             ("yes" if group[x]["optimal"] else "no") for x in labels if "optimal" in group[x]
