@@ -399,13 +399,13 @@ class TreeEnsemble:
         """The ensemble of a ``forest`` or ``boosted-trees`` object; errors name the JSON
         location (``model.trees[3].threshold[5]``)."""
         index = {f.name: i for i, f in enumerate(features)}
-        trees_doc = body.get("trees")
+        trees_doc: Any = body.get("trees")
         expect(
             isinstance(trees_doc, list) and bool(trees_doc),
             "model.trees",
             f"expected a non-empty list of trees, found {shown(trees_doc)}",
         )
-        scale = body.get("scale")
+        scale: Any = body.get("scale")
         expect(
             isinstance(scale, (int, float)) and not isinstance(scale, bool),
             "model.scale",
