@@ -283,3 +283,20 @@ def test_bad_json_names_the_location(edit, message) -> None:
 
 def test_registered_kinds() -> None:
     assert model_kind("forest") is Forest and model_kind("boosted-trees") is BoostedTrees
+
+
+def test_graph_route_on_the_whole_car_domain() -> None:
+    """pmlb/car holds every point of its domain (1,728 = 4 x 4 x 4 x 3 x 3 x 3): a 100-tree
+    depth-6 forest and a boosted ensemble compile, and the graph agrees with scikit-learn
+    everywhere."""
+    data = load_dataset("pmlb/car", data_dir=shared_path("datasets"))
+    X = np.asarray(data.X, dtype=float)
+    assert len({tuple(r) for r in X.tolist()}) == len(X) == 1728
+    for est in (
+        RandomForestClassifier(n_estimators=100, max_depth=6, random_state=0),
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0),
+    ):
+        est.fit(X[::3], data.y[::3])
+        dg = ensemble_from_sklearn(est, data.features).to_decision_graph()
+        dg.validate()
+        assert [dg.predict(r) for r in data.X.tolist()] == est.predict(X).tolist()
