@@ -141,6 +141,15 @@ def test_designed_ties_of_the_model_itself() -> None:
     assert got == ["x", "x", "z", "y"]  # (0, 0): x and z tie, x first; (1, 1): y and z, y first
     dg = compile_ensemble(forest)
     assert [dg.predict([i, j]) for i in (0, 1) for j in (0, 1)] == got
+    enc = forest.smt_encoding()
+    assert [enc.label(_evaluate(enc, {"a": i, "b": j})) for i in (0, 1) for j in (0, 1)] == got
+    three = [_stump(0, [0.5, 0.0, -0.25], [0.0] * 3), _stump(0, [-0.5, 0.25, 0.25], [0, 0, 1.0])]
+    boosted = BoostedTrees([a, b], ["x", "y", "z"], three, [0.0, -0.25, 0.0], 1.0)
+    scores = boosted.scores([[0, 0], [1, 0]]).tolist()
+    assert scores == [[0.0, 0.0, 0.0], [0.0, -0.25, 1.0]]
+    assert boosted.predict([0, 0]) == "x" and boosted.predict([1, 0]) == "z"  # 3-way tie: x
+    enc = boosted.smt_encoding()
+    assert enc.label(_evaluate(enc, {"a": 0, "b": 0})) == "x"
 
 
 def _evaluate(enc, values: dict) -> int:
@@ -250,6 +259,8 @@ BAD_BODIES = [
     (lambda m: m.pop("trees"), r"model\.trees: expected a non-empty list"),
     (lambda m: m.update(scale="big"), r"model\.scale: expected a number"),
     (lambda m: m.update(scale=-1.0), r"scale: expected a positive number"),
+    (lambda m: m.update(scale=0.3), r"forest: scale: expected 1 / 2 trees = 0\.5, found 0\.3"),
+    (lambda m: m.update(base=[0.0, 1.0]), r"forest: base: expected zeros"),
     (lambda m: m.update(base=[0.0]), r"base: expected shape \(2,\)"),
     (
         lambda m: m["trees"][1]["threshold"].__setitem__(0, "x"),

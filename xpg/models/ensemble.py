@@ -524,6 +524,23 @@ class Forest(TreeEnsemble):
     json_type: ClassVar[str] = "forest"
     _what: ClassVar[str] = "forest"
 
+    def __init__(
+        self,
+        features: Sequence[Feature],
+        classes: Sequence[Any],
+        trees: Sequence[EnsembleTree],
+        base: Any,
+        scale: float,
+    ) -> None:
+        super().__init__(features, classes, trees, base, scale)
+        if (self.base != 0).any():
+            raise InvalidModelError(f"forest: base: expected zeros, found {self.base.tolist()}")
+        if self.scale != 1.0 / len(self.trees):
+            raise InvalidModelError(
+                f"forest: scale: expected 1 / {len(self.trees)} trees = "
+                f"{1.0 / len(self.trees)!r}, found {self.scale!r}"
+            )
+
     def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
         total = np.zeros((len(leaves), self.n_scores), dtype=np.float64)
         for t, tree in enumerate(self.trees):
