@@ -311,3 +311,29 @@ def test_graph_route_on_the_whole_car_domain() -> None:
         dg = ensemble_from_sklearn(est, data.features).to_decision_graph()
         dg.validate()
         assert [dg.predict(r) for r in data.X.tolist()] == est.predict(X).tolist()
+
+
+def test_rounding_bound_bounds_the_float_error() -> None:
+    """The exact sums (Fractions of the same contributions) are within rounding_bound of the
+    float scores, on every point of 60 random ensembles."""
+    from fractions import Fraction
+
+    for seed in range(60):
+        est, feats, points = random_sklearn_ensemble(
+            seed,
+            ENSEMBLE_KINDS[seed % 3],  # type: ignore[arg-type]
+            n_classes=2 + seed % 2,
+            n_trees=5 + seed % 20,
+        )
+        model = ensemble_from_sklearn(est, feats)
+        leaves = model.leaf_indices(points)
+        floats = model.scores(points)
+        unit = Fraction(1, len(model.trees)) if isinstance(model, Forest) else Fraction(1)
+        bound = model.rounding_bound()
+        for r in range(len(points)):
+            for k in range(model.n_scores):
+                parts = model._contributions()
+                exact = Fraction(float(model.base[k])) + unit * sum(
+                    Fraction(float(parts[t][leaves[r, t], k])) for t in range(len(model.trees))
+                )
+                assert abs(Fraction(float(floats[r, k])) - exact) <= Fraction(bound), seed

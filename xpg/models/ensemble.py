@@ -341,6 +341,22 @@ class TreeEnsemble:
         """Nothing to do: the arrays are checked when the ensemble is built, and every input
         reaches one leaf in each tree."""
 
+    def rounding_bound(self) -> float:
+        """A bound on how far each of :meth:`scores` (floating point, scikit-learn's order) is
+        from the exact sum of the same contributions (the leaves' floats, and for boosting
+        the rounded products ``scale * value``, added over the rationals, as
+        :meth:`smt_encoding` adds them): when the exact scores of an input are more than
+        twice this apart, both give the same class.
+
+        Examples
+        --------
+        >>> t = EnsembleTree(np.array([-1]), np.array([0.0]), np.array([-1]), np.array([-1]),
+        ...                  np.array([[0.25, 0.75]]))
+        >>> 0 < Forest([Feature.real("x")], [0, 1], [t, t], [0, 0], 0.5).rounding_bound() < 1e-14
+        True
+        """
+        return _rounding_slack(self)
+
     # -- sizes ---------------------------------------------------------------------------------
     @property
     def n_nodes(self) -> int:
@@ -971,7 +987,9 @@ def _unit(model: TreeEnsemble) -> float:
 
 
 def _rounding_slack(model: TreeEnsemble) -> float:
-    """A bound on how far the floating-point scores can be from the exact ones."""
+    """A bound on how far the floating-point scores can be from the exact ones: ``T + 1``
+    roundings of relative error ``2**-53`` on sums of at most ``big`` in magnitude, with a
+    factor 8 to spare."""
     unit = _unit(model)
     big = float(np.abs(model.base).max()) + sum(
         float(np.abs(t.value).max()) * unit for t in model.trees
