@@ -123,6 +123,13 @@ class GameTooLargeError(XpgError, ValueError):
     """An exhaustive computation was asked for on too many players."""
 
 
+# -- raised by xpg.models.ensemble
+
+
+class GraphTooLargeError(XpgError, ValueError):
+    """A model is too large to compile into a decision graph within the node budget."""
+
+
 # -- raised by xpg.fourier.metrics
 
 

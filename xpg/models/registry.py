@@ -8,8 +8,8 @@ compiling, verifying) calls the model's own methods.  A kind defined elsewhere i
 
 Examples
 --------
->>> sorted(model_kinds())
-['decision-graph', 'decision-list', 'decision-tree', 'obdd', 'omdd', 'risk-score']
+>>> print(*sorted(model_kinds()))
+boosted-trees decision-graph decision-list decision-tree forest obdd omdd risk-score
 >>> model_kind("obdd").__name__            # obdd documents are read as boolean OMDDs
 'OMDD'
 """
@@ -21,6 +21,7 @@ from typing import TypeVar
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
 from xpg.models.decision_list import DecisionList
+from xpg.models.ensemble import BoostedTrees, Forest
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import Model
 from xpg.models.risk_score import RiskScore
@@ -94,5 +95,7 @@ register_model_kind(DecisionList)
 register_model_kind(OMDD, "obdd")  # boolean OMDDs and dd OBDDs are written as "obdd" nodes
 register_model_kind(OMDD)
 register_model_kind(RiskScore)
+register_model_kind(Forest)
+register_model_kind(BoostedTrees)
 
 __all__ = ["model_kind", "model_kinds", "register_model_kind", "unregister_model_kind"]
