@@ -25,7 +25,7 @@ Examples
 >>> model = ensemble_from_sklearn(rf)
 >>> with EnsembleExplainer(model, list(X[0])) as ex:
 ...     ex.route, ex.prediction, ex.find_axp(), ex.find_cxp()
-('sat-pb', 0, ('x2',), ('x2',))
+('sat-pb', 0, ('x3',), ('x3',))
 
 References
 ----------

@@ -163,8 +163,8 @@ class EnsembleOracle(SolverOwner):
         self.deadline: float | None = None
         self.n_features = len(space.features)
         base_row = space.rows(np.asarray([space.instance_cell]))
-        self.prediction_label = self.model.predict_batch(base_row)[0]
-        self.prediction = self._class_index(self.prediction_label)
+        self.prediction = self._class_index(self.model.predict_batch(base_row)[0])
+        self.prediction_label = self.model.classes[self.prediction]
         self.calls = self.solver_calls = self.refinements = 0
         self._leaf_table()
         self._pairs = self._vote_pairs()
