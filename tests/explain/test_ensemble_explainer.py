@@ -25,7 +25,8 @@ from xpg.errors import (
 from xpg.explain.ensemble import CellSpace, EnsembleExplainer, EnsembleOracle
 from xpg.models.ensemble import ensemble_from_sklearn
 from xpg.testing import domain_values
-from xpg.testing.ensembles import ENSEMBLE_KINDS, ensemble_oracle, random_sklearn_ensemble
+from xpg.testing.ensembles import SMALL_ENSEMBLE_KINDS as ENSEMBLE_KINDS
+from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
 
 
 def _family(items):
@@ -33,7 +34,7 @@ def _family(items):
 
 
 def _case(seed: int, kind: str):
-    est, feats, X = random_sklearn_ensemble(seed, kind)
+    est, feats, X = random_small_ensemble(seed, kind)
     model = ensemble_from_sklearn(est, feats)
     rng = np.random.default_rng(seed)
     x = {f.name: rng.choice(domain_values(f)).item() for f in feats}

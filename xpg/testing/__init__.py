@@ -15,7 +15,8 @@ that fit an estimator.
   :func:`small_mixed_graph`, :func:`reachable_part`;
 * models: :func:`random_decision_tree`, :func:`random_decision_list`, :func:`random_omdd`,
   :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_risk_score`,
-  :func:`random_sklearn_tree`, :func:`random_real_sklearn_tree`;
+  :func:`random_sklearn_tree`, :func:`random_real_sklearn_tree`,
+  :func:`random_sklearn_ensemble` (forests and boosted trees over small discrete domains);
 * Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
 * explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`,
   :func:`antichain_xpg` (the worst case of tree membership), :func:`fresh_copy` (no cached
@@ -39,6 +40,7 @@ True
 from __future__ import annotations
 
 from xpg.testing._seed import Seed, as_generator, as_random
+from xpg.testing.ensembles import ENSEMBLE_KINDS, random_sklearn_ensemble
 from xpg.testing.features import (
     GRID,
     KINDS,
@@ -93,6 +95,8 @@ from xpg.testing.xpgs import (
 )
 
 __all__ = [
+    "ENSEMBLE_KINDS",
+    "random_sklearn_ensemble",
     "described",
     "fresh_copy",
     "brute_minimal_hitting_sets",

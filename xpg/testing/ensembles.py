@@ -1,11 +1,13 @@
-"""Seeded random scikit-learn tree ensembles over small discrete domains, and their exact
-answers by exhaustive evaluation through scikit-learn's own ``predict``.
+"""Seeded random scikit-learn tree ensembles over small discrete domains, for exhaustive tests,
+and their exact explanations by exhaustive evaluation through scikit-learn's ``predict``
+(:func:`ensemble_oracle`).
 
 Examples
 --------
->>> est, feats, X = random_sklearn_ensemble(0, "forest")
->>> type(est).__name__, len(feats), X.shape[1] == len(feats)
-('RandomForestClassifier', 3, True)
+>>> est, feats, points = random_sklearn_ensemble(0, "forest")
+>>> type(est).__name__, len(points) == len(set(map(tuple, points.tolist())))
+('RandomForestClassifier', True)
+>>> est, feats, X = random_small_ensemble(0, "tied-forest")
 >>> oracle = ensemble_oracle(est, feats, dict(zip([f.name for f in feats], X[0].tolist())))
 >>> all(isinstance(a, frozenset) for a in oracle.axps)
 True
@@ -13,8 +15,9 @@ True
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,10 +26,66 @@ from xpg.testing._seed import Seed, as_generator, as_random
 from xpg.testing.features import domain_values
 from xpg.testing.oracle import Oracle
 
-ENSEMBLE_KINDS = ("forest", "extra-trees", "boosted", "tied-forest")
+EnsembleKind = Literal["forest", "extra-trees", "boosted"]
+ENSEMBLE_KINDS: tuple[str, ...] = ("forest", "extra-trees", "boosted")
+#: the kinds of :func:`random_small_ensemble`
+SMALL_ENSEMBLE_KINDS: tuple[str, ...] = (*ENSEMBLE_KINDS, "tied-forest")
 
 
 def random_sklearn_ensemble(
+    seed: Seed,
+    kind: EnsembleKind,
+    *,
+    n_features: int = 3,
+    n_classes: int = 2,
+    n_trees: int = 4,
+    depth: int = 3,
+    n_samples: int = 60,
+) -> tuple[Any, list[Feature], np.ndarray]:
+    """A fitted ``RandomForestClassifier``, ``ExtraTreesClassifier`` or
+    ``GradientBoostingClassifier`` on boolean and integer (0..2 or 0..3) columns with a noisy
+    class, the features, and every point of their domain (rows of a float matrix).
+
+    Returns
+    -------
+    (estimator, features, points)
+    """
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+
+    rng = as_random(seed)
+    nrng = as_generator(rng)
+    feats: list[Feature] = []
+    sizes = []
+    for j in range(n_features):
+        size = rng.choice([2, 3, 4])
+        feats.append(
+            Feature.boolean(f"f{j}") if size == 2 else Feature.integer(f"f{j}", 0, size - 1)
+        )
+        sizes.append(size)
+    X = np.column_stack([nrng.integers(0, s, n_samples) for s in sizes]).astype(float)
+    w = nrng.normal(size=n_features)
+    score = X @ w + nrng.normal(0, 0.7, n_samples)
+    cuts = np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1])
+    y = np.digitize(score, cuts)
+    y[:n_classes] = np.arange(n_classes)  # every class present
+    state = rng.randrange(10_000)
+    params: dict[str, Any] = {"n_estimators": n_trees, "max_depth": depth, "random_state": state}
+    if kind == "boosted":
+        est = GradientBoostingClassifier(learning_rate=rng.choice([0.1, 0.3, 1.0]), **params)
+    elif kind == "extra-trees":
+        est = ExtraTreesClassifier(**params)
+    else:
+        est = RandomForestClassifier(**params)
+    est.fit(X, y)
+    points = np.array(list(itertools.product(*[range(s) for s in sizes])), dtype=float)
+    return est, feats, points
+
+
+def random_small_ensemble(
     seed: Seed,
     kind: str = "forest",
     *,
@@ -34,7 +93,8 @@ def random_sklearn_ensemble(
     n_classes: int | None = None,
     n_samples: int = 40,
 ) -> tuple[Any, list[Feature], np.ndarray]:
-    """A small fitted ensemble (2-5 trees of depth 2-3) on random discrete data.
+    """A small fitted ensemble (2-5 trees of depth 2-3) on random discrete data, for the
+    explanation tests.
 
     Features are boolean, integer (``0..2`` or ``0..3``) or categorical with numeric codes
     (``1, 4, 6``); labels are a noisy function of a few columns, 2 or 3 classes.  Few samples
@@ -99,7 +159,7 @@ def random_sklearn_ensemble(
             random_state=state,
         )
     else:
-        raise ValueError(f"kind: expected one of {ENSEMBLE_KINDS}, found {kind!r}")
+        raise ValueError(f"kind: expected one of {SMALL_ENSEMBLE_KINDS}, found {kind!r}")
     return est.fit(X, y), feats, X
 
 
@@ -132,4 +192,11 @@ def ensemble_oracle(
     )
 
 
-__all__ = ["ENSEMBLE_KINDS", "ensemble_oracle", "random_sklearn_ensemble"]
+__all__ = [
+    "ENSEMBLE_KINDS",
+    "SMALL_ENSEMBLE_KINDS",
+    "EnsembleKind",
+    "ensemble_oracle",
+    "random_sklearn_ensemble",
+    "random_small_ensemble",
+]
