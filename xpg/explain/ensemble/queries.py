@@ -42,7 +42,13 @@ import numpy as np
 
 from xpg.errors import InvalidSeedError
 from xpg.explain.ensemble.oracle import EnsembleOracle, OracleTimeout
-from xpg.explain.marco import Explanation, ExplanationKind, _checked_limit, _checked_timeout
+from xpg.explain.marco import (
+    EnumerationResult,
+    Explanation,
+    ExplanationKind,
+    _checked_limit,
+    _checked_timeout,
+)
 from xpg.solvers.lifecycle import SolverOwner
 
 
@@ -160,6 +166,10 @@ class EnsembleEnumerator(SolverOwner):
 
     def _release(self) -> None:
         self._solver.delete()
+
+    def result(self) -> EnumerationResult:
+        """What was found so far, whether the lists are complete, the time and the SAT calls."""
+        return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
 
     def _out_of_budget(self, start: float) -> bool:
         if self.limit is not None and len(self.axps) + len(self.cxps) >= self.limit:
