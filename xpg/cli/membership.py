@@ -57,9 +57,10 @@ def member_report(
     explanation graph, or a tree ensemble's :class:`~xpg.explain.ensemble.EnsembleExplainer`)."""
     from xpg.explain.membership import is_member
 
+    target: Any = xg
     answer: Membership = (
-        is_member(xg, feature, kind) if _is_graph(xg) else xg.is_member(feature, kind)
-    )  # type: ignore[arg-type,union-attr]
+        is_member(target, feature, kind) if _is_graph(xg) else target.is_member(feature, kind)
+    )
     name = _NAME[kind]
     if answer.witness is not None:
         text = f"{answer.feature}: in some {name}, e.g. {braces(answer.witness)}"

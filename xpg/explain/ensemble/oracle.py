@@ -212,7 +212,8 @@ class EnsembleOracle(SolverOwner):
                     continue
                 i = int(feat[n])
                 lc = left[n]
-                lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << k for k in lc)
+                assert lc is not None
+                lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << c for c in lc)
                 here = allowed.get(i, full[i])
                 go_l, go_r = here & lmask, here & ~lmask & full[i]
                 src = alias.get(n, n)
@@ -391,10 +392,10 @@ class EnsembleOracle(SolverOwner):
                 first = best[np.unique(tree_of[best], return_index=True)[1]]
                 ilo = np.maximum(lo, box_lo[first].max(axis=0))
                 ihi = np.minimum(hi, box_hi[first].min(axis=0))
-                conflicted = ilo >= ihi
+                conflicted = np.asarray(ilo >= ihi, dtype=bool)
                 cells = ilo.copy()
                 for i, m in box_sets.items():
-                    common = m[first].all(axis=0)
+                    common = np.asarray(m[first].all(axis=0), dtype=bool)
                     common[: lo[i]] = False
                     common[hi[i] :] = False
                     if common.any():
