@@ -90,7 +90,7 @@ ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
 #: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
 EXHAUSTIVE_LIMIT = 2048
 #: boxes the branch and bound may visit (with ``shortcuts``) before the solver decides
-BNB_NODES = 4000
+BNB_NODES = 200
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
 _PB_SCALE_BITS = 24
 
@@ -161,6 +161,9 @@ class EnsembleOracle(SolverOwner):
         self.bnb_nodes = bnb_nodes
         #: a ``time.perf_counter()`` after which a check raises :class:`OracleTimeout`
         self.deadline: float | None = None
+        #: after a check answered None by a solver proof: the fixed features the proof used
+        #: (an unsatisfiable core, itself a weak AXp), else None
+        self.last_core: list[int] | None = None
         self.n_features = len(space.features)
         base_row = space.rows(np.asarray([space.instance_cell]))
         self.prediction = self._class_index(self.model.predict_batch(base_row)[0])
@@ -312,6 +315,7 @@ class EnsembleOracle(SolverOwner):
         none exists."""
         self._check_open()
         self.calls += 1
+        self.last_core = None
         mask = np.zeros(self.n_features, dtype=bool)
         mask[list(fixed)] = True
         free = np.flatnonzero(~mask)
@@ -488,6 +492,8 @@ class EnsembleOracle(SolverOwner):
             s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
             answer = s.check(*assumptions)
             if answer == z3.unsat:
+                core = {str(a) for a in s.unsat_core()}
+                self.last_core = [i for i in range(self.n_features) if f"s{i}" in core]
                 return None
             if answer == z3.unknown and self.deadline is not None:
                 self._check_deadline()

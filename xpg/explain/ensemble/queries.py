@@ -78,10 +78,15 @@ def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
             f"the seed {names} is not a weak AXp: freeing the other features already allows "
             "another prediction"
         )
+    if oracle.last_core is not None:
+        current = [u for u in current if u in set(oracle.last_core)]
     for v in list(current):
+        if v not in current:
+            continue
         trial = [u for u in current if u != v]
         if oracle.check(trial) is None:
-            current = trial
+            core = oracle.last_core  # a weak AXp inside trial: free the rest at once
+            current = trial if core is None else [u for u in trial if u in set(core)]
     return current
 
 
