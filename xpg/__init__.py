@@ -86,6 +86,7 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
         tree_axps,
         tree_cxps,
     )
+    from xpg.explain.ensemble import EnsembleExplainer
     from xpg.io import (
         format_xpg,
         load_model,
@@ -146,6 +147,7 @@ _LAZY: dict[str, str] = {
     "decision_list_to_obdd": "xpg.models",
     "from_sklearn_tree": "xpg.compile",
     "tree_from_sklearn": "xpg.models",
+    "EnsembleExplainer": "xpg.explain.ensemble",
     "EnumerationResult": "xpg.explain",
     "Enumerator": "xpg.explain",
     "Explanation": "xpg.explain",
@@ -214,6 +216,7 @@ __all__ = [
     "DecisionList",
     "BoostedTrees",
     "DecisionTree",
+    "EnsembleExplainer",
     "EnumerationResult",
     "Enumerator",
     "Explanation",
