@@ -207,6 +207,7 @@ class TreeEnsemble:
         self.trees: tuple[EnsembleTree, ...] = tuple(
             self._checked_tree(t, i, n_scores) for i, t in enumerate(trees)
         )
+        self._flat: tuple[np.ndarray, ...] | None = None
 
     # -- the kinds say how many scores and how they decide ---------------------------------------
     def _n_scores(self) -> int:
@@ -295,20 +296,40 @@ class TreeEnsemble:
         return out
 
     def leaf_indices(self, X: Any) -> np.ndarray:
-        """The leaf each row of ``X`` reaches in each tree, shape ``(n_rows, n_trees)``."""
+        """The leaf each row of ``X`` reaches in each tree, shape ``(n_rows, n_trees)``.
+
+        Every tree descends at once, one level per step, over the trees' nodes laid end to end
+        (:meth:`_flat_nodes`); a row at a leaf stays there."""
         N = self.numbers(X)
-        rows = np.arange(len(N))
-        out = np.empty((len(N), len(self.trees)), dtype=np.int64)
-        for t, tree in enumerate(self.trees):
-            node = np.zeros(len(N), dtype=np.int64)
-            active = tree.left[node] >= 0
-            while active.any():
-                r, n = rows[active], node[active]
-                goes_left = N[r, tree.feature[n]] <= tree.threshold[n]
-                node[r] = np.where(goes_left, tree.left[n], tree.right[n])
-                active = tree.left[node] >= 0
-            out[:, t] = node
-        return out
+        feature, threshold, left, right, offset = self._flat_nodes()
+        node = np.broadcast_to(offset, (len(N), len(offset))).copy()
+        rows = np.arange(len(N))[:, None]
+        while True:
+            inner = left[node] >= 0
+            if not inner.any():
+                return node - offset
+            at = node[inner]
+            goes_left = N[np.broadcast_to(rows, node.shape)[inner], feature[at]] <= threshold[at]
+            node[inner] = np.where(goes_left, left[at], right[at])
+
+    def _flat_nodes(self) -> tuple[np.ndarray, ...]:
+        """The trees' nodes end to end: feature, threshold, left and right children (indices
+        into the concatenation, -1 at a leaf), and each tree's first index (built once)."""
+        if self._flat is None:
+            sizes = [len(t.feature) for t in self.trees]
+            offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            shifted = [
+                (np.where(t.left >= 0, t.left + o, -1), np.where(t.right >= 0, t.right + o, -1))
+                for t, o in zip(self.trees, offset.tolist())
+            ]
+            self._flat = (
+                np.concatenate([t.feature for t in self.trees]),
+                np.concatenate([t.threshold for t in self.trees]),
+                np.concatenate([lr[0] for lr in shifted]),
+                np.concatenate([lr[1] for lr in shifted]),
+                offset,
+            )
+        return self._flat
 
     def scores(self, X: Any) -> np.ndarray:
         """The score vectors of the rows of ``X``, shape ``(n_rows, n_scores)``, computed as

@@ -73,7 +73,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any, Literal, get_args
 
@@ -102,14 +102,29 @@ class OracleTimeout(Exception):
 
 class _Pair:
     """One "class ``c`` beats the prediction" constraint: ``sum(u[leaf]) + const >= 0`` (or
-    ``> 0`` when ``strict``), ``u`` per leaf of the leaf table."""
+    ``> 0`` when ``strict``), ``u`` per leaf of the leaf table; ``u_exact``, the same numbers
+    as exact rationals, is made on first use (only a solver needs it, and thousands of
+    ``Fraction`` cost more than the cheap decisions that usually answer first)."""
 
-    __slots__ = ("cls", "strict", "u", "u_exact", "const")
+    __slots__ = ("cls", "strict", "u", "const", "_exact", "_exact_of")
 
     def __init__(
-        self, cls: int, strict: bool, u: np.ndarray, u_exact: list[Fraction], const: Fraction
+        self,
+        cls: int,
+        strict: bool,
+        u: np.ndarray,
+        exact_of: Callable[[], list[Fraction]],
+        const: Fraction,
     ) -> None:
-        self.cls, self.strict, self.u, self.u_exact, self.const = cls, strict, u, u_exact, const
+        self.cls, self.strict, self.u, self.const = cls, strict, u, const
+        self._exact: list[Fraction] | None = None
+        self._exact_of = exact_of
+
+    @property
+    def u_exact(self) -> list[Fraction]:
+        if self._exact is None:
+            self._exact = self._exact_of()
+        return self._exact
 
 
 class EnsembleOracle(SolverOwner):
@@ -290,19 +305,24 @@ class EnsembleOracle(SolverOwner):
         self._exact_bits = _dyadic_bits(numbers, magnitude)
         n = len(self.model.trees)
         self._eps = 0.0 if self._exact_bits is not None else (n + 2) ** 2 * 2.0**-50 * magnitude
+        leaves = list(self._leaves())
+
+        def exact_of(c: int) -> Callable[[], list[Fraction]]:
+            if self.model.decision == "sign":
+                sign = 1 if p == 0 else -1
+                return lambda: [sign * Fraction(float(contrib[t][nd][0])) for t, nd in leaves]
+            return lambda: [
+                Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
+                for t, nd in leaves
+            ]
+
         pairs = []
         for c, strict, u, const in specs:
             if self.model.decision == "sign":
-                sign = 1 if p == 0 else -1
-                exact = [sign * Fraction(float(contrib[t][nd][0])) for t, nd in self._leaves()]
                 k = Fraction(float(const[0]))
             else:
-                exact = [
-                    Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
-                    for t, nd in self._leaves()
-                ]
                 k = Fraction(float(base[c])) - Fraction(float(base[p]))
-            pairs.append(_Pair(c, strict, u, exact, k))
+            pairs.append(_Pair(c, strict, u, exact_of(c), k))
         return pairs
 
     def _leaves(self) -> Iterable[tuple[int, int]]:
