@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         "--anchors-queries",
         type=int,
         default=Settings.anchors_queries,
-        help="stop an Anchors search after this many model queries (default 500,000)",
+        help="stop an Anchors search after this many model queries (default 200,000)",
     )
     parser.add_argument("--max-rows", type=int, default=20000, help="subsample larger datasets")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=DEFAULT_METHODS)
