@@ -43,8 +43,11 @@ def read(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         return list(reader.fieldnames or []), list(reader)
 
 
-def verdict(cop: str, other: str, comparison: str) -> str:
+def verdict(cop: str, other: str, comparison: str, difference: float | None = None) -> str:
     """``yes`` / ``no`` / ``not significantly``, with the numbers behind it.
+
+    ``cop`` and ``other`` are the summary's ``mean (std)`` cells; ``difference`` is Cop's mean
+    error minus the other's, unrounded (default: from the rounded cells).
 
     Examples
     --------
@@ -52,15 +55,18 @@ def verdict(cop: str, other: str, comparison: str) -> str:
     'yes (0.21 against 0.33; Cop lower on 32 of 38, higher on 5, p = 1.3e-05)'
     >>> verdict("0.30 (0.06)", "0.35 (0.23)", "21/0/17 p=0.36")
     'not significantly (0.30 against 0.35; Cop lower on 21 of 38, higher on 17, p = 0.36)'
+    >>> verdict("0.01 (0.00)", "0.01 (0.00)", "3/0/19 p=0.0011", 0.0021)
+    'no (0.01 against 0.01; Cop lower on 3 of 22, higher on 19, p = 0.0011)'
     """
     if comparison == "-" or cop == "-" or other == "-":
         return "not measured (no instance answered by both)"
     counts, p_text = comparison.split()
     wins, ties, losses = (int(c) for c in counts.split("/"))
     p = float(p_text.removeprefix("p="))
-    a, b = float(cop.split()[0]), float(other.split()[0])
-    if p < SIGNIFICANCE and a != b:
-        word = "yes" if a < b else "no"
+    if difference is None:
+        difference = float(cop.split()[0]) - float(other.split()[0])
+    if p < SIGNIFICANCE and difference != 0:
+        word = "yes" if difference < 0 else "no"
     else:
         word = "not significantly"
     n = wins + ties + losses
@@ -70,8 +76,32 @@ def verdict(cop: str, other: str, comparison: str) -> str:
     )
 
 
-def markdown(summary: list[dict[str, str]]) -> str:
-    """The summary as the README's table, then the per-dataset answers."""
+def mean_errors(rows: list[dict[str, str]]) -> dict[tuple[str, str], float]:
+    """Each dataset's and method's mean precision error, unrounded, over the instances every
+    method answered (those the summary keeps).
+
+    Examples
+    --------
+    >>> rows = [dict(dataset="t", instance=i, method=m, precision_error=e)
+    ...         for i, m, e in [(0, "cop", "0.2"), (0, "sat", "0.1"), (1, "cop", "0.4"),
+    ...                         (1, "sat", "")]]
+    >>> mean_errors(rows)
+    {('t', 'cop'): 0.2, ('t', 'sat'): 0.1}
+    """
+    by: dict[tuple[str, str], dict[str, str]] = {}
+    for r in rows:
+        by.setdefault((r["dataset"], r["instance"]), {})[r["method"]] = r["precision_error"]
+    sums: dict[tuple[str, str], list[float]] = {}
+    for (name, _), errors in by.items():
+        if all(errors.values()):
+            for method, e in errors.items():
+                sums.setdefault((name, method), []).append(float(e))
+    return {key: sum(v) / len(v) for key, v in sums.items()}
+
+
+def markdown(summary: list[dict[str, str]], means: dict[tuple[str, str], float]) -> str:
+    """The summary as the README's table, then the per-dataset answers (``means``: see
+    :func:`mean_errors`)."""
     cols = [
         "dataset",
         "d",
@@ -109,13 +139,26 @@ def markdown(summary: list[dict[str, str]]) -> str:
             f"{s['paper cop']} / {s['paper sat']} / {s['paper anchors']}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
+        name = s["dataset"]
+        diff = {
+            other: means[(name, "cop")] - means[(name, other)]
+            if (name, "cop") in means and (name, other) in means
+            else None
+            for other in ("anchors", "anchors-uniform")
+        }
         skipped = int(s.get("budget exceeded") or 0)
         note = f" ({skipped} instance(s) left out: Anchors' query budget)" if skipped else ""
         answers.append(
             f"- {s['dataset']}{note}: against the paper's Anchors (training data), "
-            f"{verdict(s['cop err'], s['anchors err'], s['cop vs anchors w/t/l'])}; against "
-            f"uniform Anchors, "
-            f"{verdict(s['cop err'], s['anchors-uniform err'], s['cop vs anchors-uniform w/t/l'])}."
+            f"{verdict(s['cop err'], s['anchors err'], s['cop vs anchors w/t/l'], diff['anchors'])}"
+            "; against uniform Anchors, "
+            + verdict(
+                s["cop err"],
+                s["anchors-uniform err"],
+                s["cop vs anchors-uniform w/t/l"],
+                diff["anchors-uniform"],
+            )
+            + "."
         )
     return (
         "\n".join(lines)
@@ -153,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     write_csv(args.out / "table2.csv", ROW_HEADER, [[r[h] for h in ROW_HEADER] for r in rows])
     table = [[s.get(h) or "0" for h in header] for s in summary]
     write_csv(args.out / "table2_summary.csv", header, table)
-    write_text_atomic(args.out / "table2.md", markdown(summary))
+    write_text_atomic(args.out / "table2.md", markdown(summary, mean_errors(rows)))
     print_table(header, table)
     print(f"\nwrote table2.csv, table2_summary.csv and table2.md to {args.out}")
 
