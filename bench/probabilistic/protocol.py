@@ -14,7 +14,7 @@ the rows, random test instances to explain.  Methods:
 
 anchor-exp's bandit has no budget: on a few instances (hepatitis, training-data
 perturbation) it ran for over ten minutes.  The Anchors search is therefore stopped after
-``Settings.anchors_queries`` model queries (200,000 by default, about four times what a
+``Settings.anchors_queries`` model queries (200,000 by default, about five times what a
 typical run uses), raising :class:`BudgetExceeded`; the benchmarks report such instances
 apart instead of waiting.  The limit counts queries, not seconds, so it does not depend on
 the machine's load.
