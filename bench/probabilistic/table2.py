@@ -21,6 +21,11 @@ loss (Eq. 3).  Per dataset, Cop is compared with each Anchors set-up instance by
 wins / ties / losses on the precision error and the two-sided Wilcoxon signed-rank p-value.
 The paper's Table 2 figures are printed beside ours.
 
+An Anchors search stopped by its query budget (``--anchors-queries``) gets an empty row in
+``table2.csv`` (``budget exceeded`` in ``features``); the instance is then left out of every
+method's summary, so that all methods are compared on the same instances, and counted in the
+summary's ``budget exceeded`` column.
+
 Writes ``table2.csv`` (one row per dataset, instance and method) and ``table2_summary.csv``,
 both rewritten after each dataset.
 
@@ -55,7 +60,14 @@ from bench.probabilistic.common import (  # noqa: E402
     print_table,
     write_csv,
 )
-from bench.probabilistic.protocol import METHODS, Settings, explain, measure, prepare  # noqa: E402
+from bench.probabilistic.protocol import (  # noqa: E402
+    METHODS,
+    BudgetExceeded,
+    Settings,
+    explain,
+    measure,
+    prepare,
+)
 
 DEFAULT_METHODS = ["cop", "sat", "anchors", "anchors-uniform"]
 ROW_HEADER = [
@@ -86,11 +98,21 @@ def compare(cop: list[float], other: list[float]) -> str:
 
 
 def summarise(
-    name: str, task_d: int, accuracy: float, results: dict[str, list[tuple]], methods: list[str]
+    name: str,
+    task_d: int,
+    accuracy: float,
+    outcomes: dict[str, list[tuple | None]],
+    methods: list[str],
 ) -> list[object]:
+    """One summary line; ``outcomes[method][n]`` is None where the method gave no answer
+    (Anchors' query budget), and such instances are left out for every method."""
     ds = DATASETS[name]
-    n = len(next(iter(results.values()))) if results else 0
-    line: list[object] = [name, task_d, f"{accuracy:.2f}", n]
+    total = len(next(iter(outcomes.values()))) if outcomes else 0
+    keep = [n for n in range(total) if all(outcomes[m][n] is not None for m in methods)]
+    results: dict[str, list[tuple]] = {
+        m: [o for n in keep if (o := outcomes[m][n]) is not None] for m in methods
+    }
+    line: list[object] = [name, task_d, f"{accuracy:.2f}", len(keep)]
     for method in methods:
         res = results[method]
         line += [
@@ -107,7 +129,12 @@ def summarise(
         else:
             line.append("-")
     line += [ds.paper_cop, ds.paper_sat, ds.paper_anchors, f"{ds.paper_cop_seconds:.2f}"]
-    return line
+    return line + [total - len(keep)]
+
+
+def shown(outcome: tuple | None) -> str:
+    """A method's precision error on one instance, for the progress line."""
+    return "budget exceeded" if outcome is None else f"{outcome[0]:.2f}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -130,6 +157,12 @@ def main(argv: list[str] | None = None) -> None:
         "--time-limit", type=float, default=3600.0, help="CP-SAT wall-clock backstop, seconds"
     )
     parser.add_argument("--workers", type=int, default=1, help="CP-SAT search workers")
+    parser.add_argument(
+        "--anchors-queries",
+        type=int,
+        default=Settings.anchors_queries,
+        help="stop an Anchors search after this many model queries (default 200,000)",
+    )
     parser.add_argument("--max-rows", type=int, default=20000, help="subsample larger datasets")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=DEFAULT_METHODS)
     parser.add_argument("--seed", type=int, default=0)
@@ -148,6 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         deterministic_time=args.deterministic_time,
         time_limit=args.time_limit,
         workers=args.workers,
+        anchors_queries=args.anchors_queries,
     )
     directory = data_dir(args.data_dir)
     rows: list[list[object]] = []
@@ -163,14 +197,22 @@ def main(argv: list[str] | None = None) -> None:
         "paper sat",
         "paper anchors",
         "paper cop s",
+        "budget exceeded",
     ]
     for name in names:
         task = prepare(name, directory, args.instances, args.eval_samples, args.max_rows, args.seed)
-        results: dict[str, list[tuple]] = {m: [] for m in args.methods}
+        results: dict[str, list[tuple | None]] = {m: [] for m in args.methods}
         for n, x in enumerate(task.instances):
             for method in args.methods:
                 seed = args.seed * 100_003 + n
-                r = explain(method, task, x, settings, seed)
+                try:
+                    r = explain(method, task, x, settings, seed)
+                except BudgetExceeded:
+                    results[method].append(None)
+                    rows.append(
+                        [name, int(task.indices[n]), method] + [""] * 7 + ["budget exceeded"]
+                    )
+                    continue
                 err, loss = measure(task, x, r, args.eval_samples, seed + 1)
                 work = float(r.details.get("deterministic_seconds", 0.0))
                 results[method].append((err, loss, r.seconds, r.size, r.optimal))
@@ -191,7 +233,7 @@ def main(argv: list[str] | None = None) -> None:
                 )
             print(
                 f"{name} instance {n + 1}/{len(task.instances)}: "
-                + ", ".join(f"{m} {results[m][-1][0]:.2f}" for m in args.methods),
+                + ", ".join(f"{m} {shown(results[m][-1])}" for m in args.methods),
                 flush=True,
             )
         summary.append(summarise(name, task.d, task.accuracy, results, args.methods))

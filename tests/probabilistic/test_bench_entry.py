@@ -74,3 +74,71 @@ def test_table2_compares_cop_with_both_anchors_setups(bench_cli, tmp_path: Path)
         losses = sum(a > b for a, b in zip(errors["cop"], errors[other], strict=True))
         assert [int(c) for c in counts] == [wins, 2 - wins - losses, losses]
     assert summary["paper anchors"] == "0.41 (0.27)"
+
+
+def test_anchors_query_budget_leaves_the_instance_out(bench_cli, tmp_path: Path) -> None:
+    """An Anchors search stopped by its query budget gives an empty row, and the instance is
+    left out of every method's summary (counted in ``budget exceeded``)."""
+    argv = ["--datasets", "iris", "--instances", "2", "--deterministic-time", "1"]
+    argv += ["--methods", "cop", "anchors", "--anchors-queries", "50", "--out", str(tmp_path)]
+    assert bench_cli.run("probabilistic", argv) == 0
+    with open(tmp_path / "table2.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["method"] for r in rows] == ["cop", "anchors"] * 2
+    for r in rows:
+        if r["method"] == "anchors":
+            assert r["features"] == "budget exceeded" and r["precision_error"] == ""
+        else:
+            assert 0.0 <= float(r["precision_error"]) <= 1.0
+    with open(tmp_path / "table2_summary.csv") as handle:
+        (summary,) = list(csv.DictReader(handle))
+    assert summary["n"] == "0" and summary["budget exceeded"] == "2"
+    assert summary["cop err"] == "-" and summary["cop vs anchors w/t/l"] == "-"
+
+
+def test_merge_combines_per_dataset_runs(bench_cli, tmp_path: Path) -> None:
+    """Runs made one dataset at a time combine in the paper's dataset order; a dataset run
+    twice is refused."""
+    merge = importlib.import_module("bench.probabilistic.merge_table2")
+    common = importlib.import_module("bench.probabilistic.common")
+    for name in ("tae", "iris"):
+        argv = ["--datasets", name, "--instances", "2", "--deterministic-time", "1"]
+        argv += ["--methods", "cop", "sat", "--out", str(tmp_path / name)]
+        assert bench_cli.run("probabilistic", argv) == 0
+    merge.main([str(tmp_path / "tae"), str(tmp_path / "iris"), "--out", str(tmp_path / "all")])
+    with open(tmp_path / "all" / "table2_summary.csv") as handle:
+        summary = list(csv.DictReader(handle))
+    order = list(common.DATASETS)
+    assert [s["dataset"] for s in summary] == sorted(["tae", "iris"], key=order.index)
+    merged = (tmp_path / "all" / "table2.csv").read_text().splitlines()
+    parts = {n: (tmp_path / n / "table2.csv").read_text().splitlines() for n in ("tae", "iris")}
+    first, second = sorted(parts, key=order.index)
+    assert merged == parts[first] + parts[second][1:]
+    text = (tmp_path / "all" / "table2.md").read_text()
+    assert text.count("\n| iris | 12 |") == 1 and "- tae: against the paper's Anchors" in text
+    with pytest.raises(SystemExit):
+        merge.main([str(tmp_path / "iris"), str(tmp_path / "iris"), "--out", str(tmp_path)])
+
+
+def test_cop_loss_scores_every_body_as_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cop_loss.score_bodies`` against the rule objectives of ``optimal_rule`` (an
+    independent count) on random samples; Cop's optimum is the least loss it finds."""
+    import numpy as np
+
+    from xpg.probabilistic.optimal_rule import rule_objective, solve_rule
+
+    monkeypatch.syspath_prepend(str(REPO_ROOT))
+    cop_loss = importlib.import_module("bench.probabilistic.cop_loss")
+    rng = np.random.default_rng(7)
+    for m, d, k in [(37, 5, 3), (64, 6, 2), (101, 4, 4)]:
+        agree = rng.random((m, d)) < 0.6
+        same = rng.random(m) < 0.5
+        scores = cop_loss.score_bodies(agree, same, k, chunk=5)
+        for i, body in enumerate(scores.bodies):
+            cop = rule_objective(agree, same, body, "cop")
+            sat = rule_objective(agree, same, body, "sat")
+            fires = int(agree[:, list(body)].all(axis=1).sum())
+            assert round(scores.loss[i] * m) == cop
+            assert abs(scores.error[i] - (sat / fires if fires else 0.0)) < 1e-12
+        best = solve_rule(agree, same, k, encoding="cop", solver="rc2")
+        assert best.objective == round(min(scores.loss) * m)
