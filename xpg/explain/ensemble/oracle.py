@@ -1,0 +1,536 @@
+"""The incremental oracle of tree-ensemble explanations: "with the features in ``S`` fixed to the
+instance's values and the others free, can the ensemble predict another class?"
+
+Every AXp, CXp, enumeration, membership and smallest-explanation query on an ensemble is a
+sequence of such questions (:mod:`xpg.explain.ensemble.queries`).  The encoding follows Izza
+and Marques-Silva (IJCAI 2021), over the cells of :class:`~xpg.explain.ensemble.space.CellSpace`:
+
+* **Features.** An ordered feature with ``K`` cells has ``K - 1`` order variables ``o_r``
+  ("the cell is below ``r``"), with ``o_r -> o_{r+1}``; a feature group has one variable per
+  cell, exactly one true.  Cells are intersected with the declared domain beforehand, so
+  every assignment is a value the feature can take.
+* **Trees.** Per tree, a variable ``r_n`` per node reachable at all ("the input reaches
+  ``n``"): the root is reached, ``r_n and L -> r_left``, ``r_n and not L -> r_right``, and a
+  child is reached only through its parent and its literal ``L`` (an order variable, a cell
+  variable or an auxiliary variable equal to a disjunction of cells).  A node whose path no
+  value can follow (a domain bound, two thresholds around no integer) is left out, and a
+  split with one possible side passes its parent's variable on.  Exactly one leaf per tree
+  is reached.
+* **Vote.** For each class ``c`` the prediction ``p`` must lose to, a Boolean ``b_c``
+  implies "``c`` beats ``p``": the difference of their scores, a sum over the trees of the
+  leaf reached's contribution, is ``>= 0`` (``c`` before ``p``: argmax takes the first
+  largest), ``> 0`` (``c`` after ``p``); for binary boosting, the score is ``>= 0`` (``p = 0``)
+  or ``< 0`` (``p = 1``); and one ``b_c`` holds.  Backend ``"pb"`` (route ``sat-pb``) states
+  it as a pseudo-Boolean constraint in z3's SAT core with cardinality and pseudo-Boolean
+  reasoning (logic ``QF_FD``); backend ``"lra"`` (route ``smt-lra``) as a sum of exact
+  rationals in linear real arithmetic.
+* **Fixing.** A selector ``s_i`` per feature implies that feature's instance cell; ``S`` is
+  fixed by assuming the selectors of ``S``.  One solver lives as long as the oracle, and
+  every question is one ``check`` under assumptions.
+
+Exact means exactly the model's own ``predict``, which adds floats as scikit-learn does.  When
+every contribution is a dyadic rational of small denominator and the sums stay far below
+2**52 (forests with pure leaves, for example), the float sums are exact, the constraint
+above is the model's function, and the pseudo-Boolean weights are those numbers scaled to
+integers.  Otherwise the floats can differ from the exact sums by rounding, so the
+constraint is relaxed by a bound ``eps`` on that rounding (``~n_trees**2 * 2**-50`` relative
+to the largest possible score), and, for ``"pb"``, the weights are rounded to integers at a
+scale near ``2**24`` with the rounding folded into the bound: either way an over-approximation.
+Every input the solver proposes is then evaluated with the model's ``predict_batch``; one that
+keeps the prediction (only near-ties can) has its combination of leaves blocked by a clause
+and the solver is asked again (counterexample-guided refinement).  An answer "another class"
+always comes with an input the model itself classifies otherwise, and "no other class" is
+proved by the relaxed, hence sound, constraint.
+
+Before the solver, three cheap decisions (``shortcuts``): when the free features have few
+cell combinations, all are evaluated with ``predict_batch`` (exact); an upper bound on each
+score difference that lets every tree choose its best leaf independently among those the
+fixed features allow proves "no other class" when it is negative; and a greedy search from
+the instance, one free feature at a time, often finds an input of another class.
+
+Examples
+--------
+>>> from sklearn.datasets import load_iris
+>>> from sklearn.ensemble import RandomForestClassifier
+>>> from xpg.models.ensemble import ensemble_from_sklearn
+>>> X, y = load_iris(return_X_y=True)
+>>> rf = RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+>>> space = CellSpace(ensemble_from_sklearn(rf), list(X[0]))
+>>> with EnsembleOracle(space, shortcuts=False) as oracle:
+...     oracle.check([0, 1, 2, 3]) is None, oracle.check([]) is None
+(True, False)
+
+References
+----------
+Izza, Marques-Silva. On Explaining Random Forests with SAT. IJCAI 2021 (the encoding);
+Ignatiev, Izza, Stuckey, Marques-Silva. Using MaxSAT for Efficient Explanations of Tree
+Ensembles. AAAI 2022 (boosted trees, score differences); Clarke et al.
+Counterexample-guided abstraction refinement. CAV 2000; de Moura, Bjorner. Z3. TACAS 2008.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from xpg.errors import InvalidQueryError
+from xpg.explain.ensemble.space import CellSpace
+from xpg.solvers.lifecycle import SolverOwner
+
+Backend = Literal["pb", "lra"]
+BACKENDS: tuple[str, ...] = get_args(Backend)
+#: the route names of the backends, as results report them
+ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
+#: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
+EXHAUSTIVE_LIMIT = 2048
+#: the largest integer weight of the ``"pb"`` backend's rounded mode, about
+_PB_SCALE_BITS = 24
+
+
+class _Pair:
+    """One "class ``c`` beats the prediction" constraint: ``sum(u[leaf]) + const >= 0`` (or
+    ``> 0`` when ``strict``), ``u`` per leaf of the leaf table."""
+
+    __slots__ = ("cls", "strict", "u", "u_exact", "const")
+
+    def __init__(
+        self, cls: int, strict: bool, u: np.ndarray, u_exact: list[Fraction], const: Fraction
+    ) -> None:
+        self.cls, self.strict, self.u, self.u_exact, self.const = cls, strict, u, u_exact, const
+
+
+class EnsembleOracle(SolverOwner):
+    """Decide, for sets ``S`` of fixed features, whether another class is possible (use it as
+    a context manager; it owns a z3 solver, made on first need).
+
+    Parameters
+    ----------
+    space : CellSpace
+        The model, the instance and the cells.
+    backend : {"pb", "lra"}
+        The solver's statement of the vote (see the module docstring).
+    shortcuts : bool
+        Decide first by exhaustive evaluation, the independent-tree bound and the greedy
+        search when they can; False sends every question to the solver (for testing the
+        encoding).
+    exhaustive_limit : int
+        The most free cell combinations evaluated exhaustively.
+
+    Attributes
+    ----------
+    prediction : int
+        The index of the instance's class in ``model.classes``.
+    calls, solver_calls, refinements : int
+        Questions asked, those the solver answered, and the leaf combinations blocked
+        because the model's own floats disagreed with the relaxed constraint.
+    """
+
+    closed_message = "this EnsembleOracle is closed"
+
+    def __init__(
+        self,
+        space: CellSpace,
+        backend: Backend = "pb",
+        *,
+        shortcuts: bool = True,
+        exhaustive_limit: int = EXHAUSTIVE_LIMIT,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise InvalidQueryError(
+                f"backend: expected one of {', '.join(BACKENDS)}, found {backend!r}"
+            )
+        self.space = space
+        self.model = space.model
+        self.backend = backend
+        self.shortcuts = shortcuts
+        self.exhaustive_limit = exhaustive_limit if shortcuts else 0
+        self.n_features = len(space.features)
+        base_row = space.rows(np.asarray([space.instance_cell]))
+        self.prediction_label = self.model.predict_batch(base_row)[0]
+        self.prediction = self._class_index(self.prediction_label)
+        self.calls = self.solver_calls = self.refinements = 0
+        self._leaf_table()
+        self._pairs = self._vote_pairs()
+        self._solver: Any = None
+
+    def _release(self) -> None:
+        if self._solver is not None:
+            self._solver.reset()
+        self._solver = None
+
+    def _class_index(self, label: Any) -> int:
+        for k, c in enumerate(self.model.classes):
+            if c == label:
+                return k
+        raise InvalidQueryError(f"class {label!r} is not one of the model's classes")
+
+    # -- the trees over the cells ----------------------------------------------------------------
+    def _leaf_table(self) -> None:
+        """Per tree, the nodes some input reaches; per such leaf, the features whose instance
+        cell its path excludes (for the bound), in tree order."""
+        space = self.space
+        full = [(1 << k) - 1 for k in space.n_cells]
+        inst = space.instance_cell
+        leaf_tree, leaf_node, dis_rows = [], [], []
+        #: per tree: node -> its parent's reach (node, literal) or None at the root
+        self._reach: list[dict[int, tuple[int, int, bool] | None]] = []
+        self._alias: list[dict[int, int]] = []  # a node reached exactly when an ancestor is
+        self._tree_start = [0]
+        for t, tree in enumerate(self.model.trees):
+            feat, left = space.splits[t]
+            reach: dict[int, tuple[int, int, bool] | None] = {0: None}
+            alias: dict[int, int] = {}
+            stack: list[tuple[int, dict[int, int]]] = [(0, {})]
+            while stack:
+                n, allowed = stack.pop()
+                a, b = int(tree.left[n]), int(tree.right[n])
+                if a < 0:
+                    leaf_tree.append(t)
+                    leaf_node.append(n)
+                    dis_rows.append(sorted(i for i, m in allowed.items() if not m >> inst[i] & 1))
+                    continue
+                i = int(feat[n])
+                lc = left[n]
+                lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << k for k in lc)
+                here = allowed.get(i, full[i])
+                go_l, go_r = here & lmask, here & ~lmask & full[i]
+                src = alias.get(n, n)
+                for child, mask, side in ((b, go_r, False), (a, go_l, True)):
+                    if not mask:
+                        continue
+                    if mask == here:  # one possible side: the child is reached with its parent
+                        alias[child] = src
+                    else:
+                        reach[child] = (src, n, side)
+                    stack.append((child, {**allowed, i: mask}))
+            self._reach.append(reach)
+            self._alias.append(alias)
+            self._tree_start.append(len(leaf_tree))
+        self._leaf_tree = np.asarray(leaf_tree, dtype=np.int64)
+        self._leaf_node = np.asarray(leaf_node, dtype=np.int64)
+        dis = np.zeros((len(leaf_node), self.n_features), dtype=bool)
+        for row, cols in enumerate(dis_rows):
+            if cols:
+                dis[row, cols] = True
+        self._dis = dis
+        self._leaf_index = {(t, n): k for k, (t, n) in enumerate(zip(leaf_tree, leaf_node))}
+
+    def _contributions(self) -> tuple[list[np.ndarray], np.ndarray]:
+        """Per tree, the float each node adds to each score (as the model adds it), and the
+        base scores; a forest's division by the number of trees is left out (it keeps the
+        order of the scores)."""
+        model = self.model
+        if model.json_type == "forest":
+            return [t.value for t in model.trees], np.zeros(model.n_scores)
+        return [model.scale * t.value for t in model.trees], np.asarray(model.base)
+
+    def _vote_pairs(self) -> list[_Pair]:
+        contrib, base = self._contributions()
+        nodes = self._leaf_node
+        per_leaf = np.stack([contrib[t][n] for t, n in zip(self._leaf_tree, nodes)])
+        p = self.prediction
+        specs: list[tuple[int, bool, np.ndarray, np.ndarray]] = []  # (class, strict, +col, -col)
+        if self.model.decision == "sign":
+            sign = 1 if p == 0 else -1  # p = 0 needs score >= 0, p = 1 needs score < 0
+            specs.append((1 - p, p == 1, sign * per_leaf[:, 0], np.asarray([sign * base[0]])))
+        else:
+            for c in range(self.model.n_scores):
+                if c != p:
+                    diff = per_leaf[:, c] - per_leaf[:, p]
+                    specs.append((c, c > p, diff, np.asarray([base[c] - base[p]])))
+        # exactness: the float sums are exact when every number is a small dyadic rational
+        numbers = np.concatenate([per_leaf.ravel(), base.ravel()])
+        magnitude = float(np.abs(base).max(initial=0.0))
+        for t in range(len(self.model.trees)):
+            lo, hi = self._tree_start[t], self._tree_start[t + 1]
+            magnitude += float(np.abs(per_leaf[lo:hi]).max(initial=0.0))
+        self._magnitude = magnitude
+        self._exact_bits = _dyadic_bits(numbers, magnitude)
+        n = len(self.model.trees)
+        self._eps = 0.0 if self._exact_bits is not None else (n + 2) ** 2 * 2.0**-50 * magnitude
+        pairs = []
+        for c, strict, u, const in specs:
+            if self.model.decision == "sign":
+                sign = 1 if p == 0 else -1
+                exact = [sign * Fraction(float(contrib[t][nd][0])) for t, nd in self._leaves()]
+                k = Fraction(float(const[0]))
+            else:
+                exact = [
+                    Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
+                    for t, nd in self._leaves()
+                ]
+                k = Fraction(float(base[c])) - Fraction(float(base[p]))
+            pairs.append(_Pair(c, strict, u, exact, k))
+        return pairs
+
+    def _leaves(self) -> Iterable[tuple[int, int]]:
+        return zip(self._leaf_tree.tolist(), self._leaf_node.tolist())
+
+    # -- the question ------------------------------------------------------------------------
+    def check(self, fixed: Iterable[int]) -> np.ndarray | None:
+        """With the features ``fixed`` (indices) at the instance's cells and the others free:
+        one choice of cells (a witness) that the model classifies otherwise, or None when
+        none exists."""
+        self._check_open()
+        self.calls += 1
+        mask = np.zeros(self.n_features, dtype=bool)
+        mask[list(fixed)] = True
+        free = np.flatnonzero(~mask)
+        n_cells = self.space.n_cells
+        free = free[[n_cells[i] > 1 for i in free.tolist()]] if len(free) else free
+        if not len(free):
+            return None
+        combos = math.prod(n_cells[i] for i in free.tolist())
+        if combos <= self.exhaustive_limit:
+            return self._exhaustive(free)
+        if self.shortcuts:
+            if self._bound_excludes(mask):
+                return None
+            found = self._greedy(free)
+            if found is not None:
+                return found
+        return self._solve(mask)
+
+    def witness_values(self, cells: np.ndarray) -> dict[str, Any]:
+        """The explained features' values of a witness."""
+        return self.space.values(cells.tolist())
+
+    def _others(self, cells: np.ndarray) -> np.ndarray:
+        """Per row of cell choices: does the model predict another class?"""
+        labels = self.model.predict_batch(self.space.rows(cells))
+        return np.asarray([lab != self.prediction_label for lab in labels.tolist()])
+
+    def _exhaustive(self, free: np.ndarray) -> np.ndarray | None:
+        sizes = [self.space.n_cells[i] for i in free.tolist()]
+        grid = np.array(list(itertools.product(*[range(k) for k in sizes])), dtype=np.int64)
+        cells = np.tile(np.asarray(self.space.instance_cell, dtype=np.int64), (len(grid), 1))
+        cells[:, free] = grid
+        other = np.flatnonzero(self._others(cells))
+        return cells[other[0]] if len(other) else None
+
+    def _bound_excludes(self, fixed: np.ndarray) -> bool:
+        """True when, even with every tree free to choose its best leaf among those the fixed
+        features allow, no class beats the prediction (a sound proof of "no other class")."""
+        reach = ~self._dis[:, fixed].any(axis=1)
+        starts = np.asarray(self._tree_start[:-1])
+        for pair in self._pairs:
+            best = np.maximum.reduceat(np.where(reach, pair.u, -np.inf), starts).sum()
+            bound = best + float(pair.const)
+            if self._eps == 0.0:
+                if bound > 0 or (bound == 0 and not pair.strict):
+                    return False
+            elif bound >= -2 * self._eps:
+                return False
+        return True
+
+    def _margin(self, scores: np.ndarray) -> np.ndarray:
+        """How far each row's best other class is from beating the prediction (larger:
+        closer; the decision itself is the model's)."""
+        p = self.prediction
+        if self.model.decision == "sign":
+            return scores[:, 0] if p == 0 else -scores[:, 0]
+        others = np.delete(scores, p, axis=1)
+        return others.max(axis=1) - scores[:, p]
+
+    def _greedy(self, free: np.ndarray, passes: int = 2) -> np.ndarray | None:
+        """Coordinate ascent from the instance on the margin of the best other class, one
+        free feature at a time over all its cells; an input of another class, or None."""
+        space = self.space
+        current = np.asarray(space.instance_cell, dtype=np.int64)
+        best = -np.inf
+        for _ in range(passes):
+            improved = False
+            for i in free.tolist():
+                k = space.n_cells[i]
+                cells = np.tile(current, (k, 1))
+                cells[:, i] = np.arange(k)
+                margin = self._margin(self.model.scores(space.rows(cells)))
+                j = int(np.argmax(margin))
+                if margin[j] > best:
+                    best, improved = float(margin[j]), True
+                    current = cells[j]
+                if margin[j] >= 0 and self._others(current[None, :])[0]:
+                    return current
+            if not improved:
+                break
+        return None
+
+    # -- the solver --------------------------------------------------------------------------
+    def _solve(self, fixed: np.ndarray) -> np.ndarray | None:
+        import z3
+
+        if self._solver is None:
+            self._build()
+        s = self._solver
+        assumptions = [self._sel[i] for i in np.flatnonzero(fixed).tolist()]
+        while True:
+            self.solver_calls += 1
+            answer = s.check(*assumptions)
+            if answer == z3.unsat:
+                return None
+            if answer != z3.sat:
+                raise InvalidQueryError(f"the z3 solver answered {answer}: {s.reason_unknown()}")
+            cells = self._decode(s.model())
+            if self._others(cells[None, :])[0]:
+                return cells
+            # a near-tie the relaxed constraint admits but the model's floats do not
+            self.refinements += 1
+            s.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
+
+    def _decode(self, model: Any) -> np.ndarray:
+        import z3
+
+        cells = np.asarray(self.space.instance_cell, dtype=np.int64).copy()
+        for i, vs in enumerate(self._feature_vars):
+            if not vs:
+                continue
+            values = [z3.is_true(model.eval(v, model_completion=True)) for v in vs]
+            if self.space.ordered[i]:
+                cells[i] = values.count(False)  # o_r false for every r <= cell
+            else:
+                cells[i] = values.index(True)
+        return cells
+
+    def _leaf_vars(self, cells: np.ndarray) -> list[Any]:
+        import z3
+
+        out = []
+        space = self.space
+        for t, tree in enumerate(self.model.trees):
+            feat, left = space.splits[t]
+            n = 0
+            while tree.left[n] >= 0:
+                lc = left[n]
+                assert lc is not None
+                goes_left = space.goes_left(int(feat[n]), lc, int(cells[feat[n]]))
+                n = int(tree.left[n] if goes_left else tree.right[n])
+            out.append(z3.Bool(self._node_name(t, n)))
+        return out
+
+    def _node_name(self, t: int, n: int) -> str:
+        return f"r{t}_{self._alias[t].get(n, n)}"
+
+    def _build(self) -> None:
+        """The SMT-LIB text of the encoding, parsed once by z3 (much faster than building the
+        terms one by one through the Python API)."""
+        import z3
+
+        space = self.space
+        decl: list[str] = []
+        body: list[str] = []
+        self._feature_vars: list[list[Any]] = []
+        literal: dict[tuple[int, Any], str] = {}
+        for i, k in enumerate(space.n_cells):
+            inst = space.instance_cell[i]
+            decl.append(f"(declare-const s{i} Bool)")
+            names: list[str] = []
+            if k > 1 and space.ordered[i]:
+                names = [f"o{i}_{r}" for r in range(1, k)]
+                decl += [f"(declare-const {v} Bool)" for v in names]
+                body += [f"(assert (or (not {a}) {b}))" for a, b in zip(names, names[1:])]
+                if inst + 1 <= k - 1:
+                    body.append(f"(assert (or (not s{i}) o{i}_{inst + 1}))")
+                if inst >= 1:
+                    body.append(f"(assert (or (not s{i}) (not o{i}_{inst})))")
+            elif k > 1:
+                names = [f"e{i}_{c}" for c in range(k)]
+                decl += [f"(declare-const {v} Bool)" for v in names]
+                body.append(f"(assert (or {' '.join(names)}))")
+                body.append(f"(assert ((_ at-most 1) {' '.join(names)}))")
+                body.append(f"(assert (or (not s{i}) e{i}_{inst}))")
+            self._feature_vars.append([z3.Bool(v) for v in names])
+
+        def lit(i: int, lc: Any) -> str:
+            if isinstance(lc, int):
+                return f"o{i}_{lc}"
+            key = (i, lc)
+            if key not in literal:
+                name = f"a{len(literal)}"
+                decl.append(f"(declare-const {name} Bool)")
+                cells = " ".join(f"e{i}_{c}" for c in sorted(lc))
+                body.append(f"(assert (= {name} (or {cells} false)))")
+                literal[key] = name
+            return literal[key]
+
+        for t in range(len(self.model.trees)):
+            feat, left = space.splits[t]
+            decl.append(f"(declare-const r{t}_0 Bool)")
+            body.append(f"(assert r{t}_0)")
+            for child, via in self._reach[t].items():
+                if via is None:
+                    continue
+                src, n, side = via
+                L = lit(int(feat[n]), left[n])
+                R, C = f"r{t}_{src}", f"r{t}_{child}"
+                decl.append(f"(declare-const {C} Bool)")
+                if side:
+                    body.append(f"(assert (or (not {R}) (not {L}) {C}))(assert (or (not {C}) {L}))")
+                else:
+                    body.append(f"(assert (or (not {R}) {L} {C}))(assert (or (not {C}) (not {L})))")
+                body.append(f"(assert (or (not {C}) {R}))")
+        leaf_names = [self._node_name(t, n) for t, n in self._leaves()]
+        choices = []
+        for q, pair in enumerate(self._pairs):
+            decl.append(f"(declare-const b{q} Bool)")
+            choices.append(f"b{q}")
+            body.append(f"(assert (=> b{q} {self._vote(pair, leaf_names)}))")
+        body.append(f"(assert (or {' '.join(choices)} false))")
+        solver = z3.SolverFor("QF_FD") if self.backend == "pb" else z3.Solver()
+        solver.from_string("\n".join(decl + body))
+        self._sel = [z3.Bool(f"s{i}") for i in range(self.n_features)]
+        self._solver = solver
+
+    def _vote(self, pair: _Pair, leaf_names: list[str]) -> str:
+        """``pair``'s constraint over the leaf variables, in SMT-LIB."""
+        if self.backend == "pb":
+            return self._vote_pb(pair, leaf_names)
+        terms = [f"(ite {v} {_real(w)} 0.0)" for v, w in zip(leaf_names, pair.u_exact) if w != 0]
+        total = f"(+ {' '.join(terms)} {_real(pair.const)})"
+        if self._eps == 0.0:
+            return f"({'>' if pair.strict else '>='} {total} 0.0)"
+        return f"(>= {total} {_real(-Fraction(self._eps))})"
+
+    def _vote_pb(self, pair: _Pair, leaf_names: list[str]) -> str:
+        if self._exact_bits is not None:
+            scale = Fraction(2) ** self._exact_bits
+            weights = [int(w * scale) for w in pair.u_exact]
+            const = int(pair.const * scale)
+            bound = -const + (1 if pair.strict else 0)
+        else:
+            # integers at a scale near 2**_PB_SCALE_BITS; each tree's rounding (at most 1/2)
+            # and the constant's are folded into the bound, with the float rounding eps
+            scale = Fraction(2) ** (_PB_SCALE_BITS - max(0, math.frexp(self._magnitude)[1]))
+            weights = [round(w * scale) for w in pair.u_exact]
+            const = round(pair.const * scale)
+            slack = Fraction(self._eps) * scale + Fraction(len(self.model.trees) + 1, 2)
+            bound = -const - math.ceil(slack)
+        kept = [(v, w) for v, w in zip(leaf_names, weights) if w != 0]
+        if not kept:
+            return "true" if bound <= 0 else "false"
+        ws = " ".join(str(w) for _, w in kept)
+        vs = " ".join(v for v, _ in kept)
+        return f"((_ pbge {bound} {ws}) {vs})"
+
+
+def _real(x: Fraction) -> str:
+    """An exact rational as an SMT-LIB real term."""
+    num = f"(/ {abs(x.numerator)}.0 {x.denominator}.0)"
+    return f"(- {num})" if x < 0 else num
+
+
+def _dyadic_bits(numbers: np.ndarray, magnitude: float, max_bits: int = 30) -> int | None:
+    """The smallest ``k`` with every number a multiple of ``2**-k`` and every possible sum
+    exact in float64 (``magnitude * 2**k < 2**40``), or None."""
+    for k in range(max_bits + 1):
+        scaled = numbers * 2.0**k
+        if np.all(scaled == np.round(scaled)):
+            return k if magnitude * 2.0**k < 2.0**40 else None
+    return None
+
+
+__all__ = ["BACKENDS", "ROUTE_OF", "EnsembleOracle"]

@@ -1,0 +1,244 @@
+"""The cells of a tree ensemble's input space, one partition per explained feature.
+
+Every split of every tree compares one column with a threshold, so each explained feature's
+domain falls apart into *cells*: the values between two consecutive thresholds the trees use
+on it (intersected with the declared domain: bounds, integers, the values of a discrete
+feature), or the cells of a :class:`~xpg.core.feature_space.FeatureGroup` (one-hot or binned
+columns declared as one feature).  Inside a cell the ensemble cannot tell values apart, so a
+choice of one cell per feature decides the leaf of every tree.  A plain feature's cells are
+*ordered* (a split sends a prefix of them left); a group's cells are not (a one-hot column
+sends one cell one way and the others the other way).
+
+:class:`CellSpace` holds, per feature, the cells, a representative value of each, the
+instance's cell, and per tree node the cells that go left; :meth:`CellSpace.rows` turns cell
+choices into the model's input rows.
+
+Examples
+--------
+>>> import numpy as np
+>>> from xpg.core.features import Feature
+>>> from xpg.models.ensemble import EnsembleTree, Forest
+>>> t = EnsembleTree(np.array([0, -1, -1]), np.array([2.5, 0, 0]), np.array([1, -1, -1]),
+...                  np.array([2, -1, -1]), np.array([[0, 0], [1.0, 0], [0, 1.0]]))
+>>> f = Forest([Feature.integer("n", 0, 9)], ["lo", "hi"], [t], [0.0, 0.0], 1.0)
+>>> space = CellSpace(f, {"n": 7})
+>>> space.n_cells, space.instance_cell, space.representatives[0]
+([2], [1], [2, 9])
+
+References
+----------
+Izza, Marques-Silva. On Explaining Random Forests with SAT. IJCAI 2021 (one Boolean per
+interval between the thresholds of a feature); Huang, Izza, Ignatiev, Marques-Silva. On
+Efficiently Explaining Graph-Based Classifiers. KR 2021, remark on binarization.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import portion as P
+
+from xpg.core.feature_space import FeatureGroup, FeatureSpace, representative
+from xpg.core.features import Feature, _bound
+from xpg.core.instances import instance_dict
+from xpg.errors import InvalidModelError
+from xpg.models.ensemble import TreeEnsemble, feature_number
+
+
+class CellSpace:
+    """The cells of every explained feature, and each tree node's split over them.
+
+    Parameters
+    ----------
+    model : TreeEnsemble
+    instance : mapping or sequence
+        The instance, over the explained features (group names when ``groups`` is given).
+    groups : sequence of Feature or FeatureGroup, optional
+        The explained features laid over the model's features (its columns): a
+        :class:`~xpg.core.feature_space.FeatureGroup` declares several columns as one
+        feature.  Default: the model's own features.
+
+    Attributes
+    ----------
+    features : list of Feature
+        The explained features.
+    n_cells : list of int
+        Per feature, the number of cells.
+    ordered : list of bool
+        Per feature, True when every split sends a prefix of its cells left.
+    instance : dict
+        The instance, checked.
+    instance_cell : list of int
+        Per feature, the cell of the instance's value.
+    representatives : list of list
+        Per feature, one value per cell.
+    splits : list of (ndarray, list)
+        Per tree, the explained feature of each node (-1 at a leaf) and the cells each node
+        sends left: an int ``r`` (cells ``0 .. r-1``) for an ordered feature, a frozenset of
+        cells otherwise (None at a leaf).
+
+    Raises
+    ------
+    InvalidInstanceError
+        For a missing, unknown or out-of-domain value of the instance.
+    InvalidModelError
+        When the groups do not cover the model's features exactly.
+    """
+
+    def __init__(
+        self,
+        model: TreeEnsemble,
+        instance: Mapping[str, Any] | Sequence[Any],
+        groups: Sequence[Feature | FeatureGroup] | None = None,
+    ) -> None:
+        self.model = model
+        columns = [f.name for f in model.features]
+        if groups is None:
+            self.fspace = FeatureSpace(list(model.features))
+        else:
+            self.fspace = FeatureSpace(list(groups), columns)
+            for e in self.fspace.entries:
+                if isinstance(e, Feature):
+                    own = model.features[columns.index(e.name)]
+                    if own != e:
+                        raise InvalidModelError(
+                            f"feature {e.name!r}: expected the model's own declaration "
+                            f"{own!r}, found {e!r}"
+                        )
+        self.features: list[Feature] = self.fspace.features
+        self.names = [f.name for f in self.features]
+        self.instance = instance_dict(self.features, instance)
+        #: model column -> (explained feature, position in its group or -1)
+        col_of = {c: k for k, c in enumerate(self.fspace.columns)}
+        self.owner = [self.fspace.owner[col_of[c]] for c in columns]
+        cuts: list[set[float]] = [set() for _ in columns]
+        for t in model.trees:
+            split = t.left >= 0
+            for j, c in zip(t.feature[split].tolist(), t.threshold[split].tolist()):
+                cuts[j].add(c)
+        self.n_cells: list[int] = []
+        self.ordered: list[bool] = []
+        self.instance_cell: list[int] = []
+        self.representatives: list[list[Any]] = []
+        #: per feature, per cell: {model column: the value the column takes}
+        self.cell_columns: list[list[dict[int, Any]]] = []
+        #: per plain feature: the sorted cuts and, per raw interval, its cell (-1: empty)
+        self._raw: list[tuple[list[float], list[int]] | None] = []
+        for i, e in enumerate(self.fspace.entries):
+            if isinstance(e, FeatureGroup):
+                self._group_cells(i, e)
+            else:
+                j = columns.index(e.name)
+                self._plain_cells(i, j, e, sorted(cuts[j]))
+        self.splits = [self._tree_splits(t) for t in model.trees]
+        base = np.empty(len(columns), dtype=object)
+        for j in range(len(columns)):
+            i, pos = self.owner[j]
+            value = self.instance[self.names[i]]
+            base[j] = value if pos < 0 else self.cell_columns[i][self.instance_cell[i]][j]
+        self._base_row = base
+
+    # -- cells ---------------------------------------------------------------------------------
+    def _plain_cells(self, i: int, j: int, f: Feature, cuts: list[float]) -> None:
+        bounds = [-np.inf, *cuts, np.inf]
+        raw_cell: list[int] = []
+        reps: list[Any] = []
+        if f.is_discrete:
+            members: dict[int, list[Any]] = {}
+            for v in f.values:
+                members.setdefault(bisect.bisect_left(cuts, feature_number(f, v)), []).append(v)
+            for k in range(len(bounds) - 1):
+                if k in members:
+                    raw_cell.append(len(reps))
+                    reps.append(members[k][0])
+                else:
+                    raw_cell.append(-1)
+        else:
+            domain = f.domain_set()
+            for lo, hi in zip(bounds, bounds[1:]):
+                cell = P.openclosed(_bound(float(lo)), _bound(float(hi))) & domain
+                if f.is_empty(cell):
+                    raw_cell.append(-1)
+                else:
+                    raw_cell.append(len(reps))
+                    reps.append(representative(f, cell))
+        self._raw.append((cuts, raw_cell))
+        self.n_cells.append(len(reps))
+        self.ordered.append(True)
+        self.representatives.append(reps)
+        self.cell_columns.append([{j: v} for v in reps])
+        self.instance_cell.append(self._plain_cell_of(i, f, self.instance[f.name]))
+
+    def _plain_cell_of(self, i: int, f: Feature, value: Any) -> int:
+        raw = self._raw[i]
+        assert raw is not None
+        cuts, raw_cell = raw
+        return raw_cell[bisect.bisect_left(cuts, feature_number(f, value))]
+
+    def _group_cells(self, i: int, g: FeatureGroup) -> None:
+        columns = [f.name for f in self.model.features]
+        where = [columns.index(c) for c in g.columns]
+        self._raw.append(None)
+        self.n_cells.append(len(g.cells))
+        self.ordered.append(False)
+        self.representatives.append([representative(g.feature, cell) for cell, _ in g.cells])
+        self.cell_columns.append(
+            [{j: float(x) for j, x in zip(where, vec, strict=True)} for _, vec in g.cells]
+        )
+        self.instance_cell.append(g.cell_of(self.instance[g.feature.name]))
+
+    def _left_cells(self, j: int, cut: float) -> int | frozenset[int]:
+        """The cells of column ``j``'s feature that ``x[j] <= cut`` sends left."""
+        i, pos = self.owner[j]
+        if pos < 0:
+            raw = self._raw[i]
+            assert raw is not None
+            cuts, raw_cell = raw
+            m = bisect.bisect_left(cuts, cut)  # raw intervals 0 .. m go left
+            return sum(1 for c in raw_cell[: m + 1] if c >= 0)
+        cols = self.cell_columns[i]
+        return frozenset(k for k in range(self.n_cells[i]) if cols[k][j] <= cut)
+
+    def _tree_splits(self, t: Any) -> tuple[np.ndarray, list[int | frozenset[int] | None]]:
+        feat = np.full(len(t.left), -1, dtype=np.int64)
+        left: list[int | frozenset[int] | None] = [None] * len(t.left)
+        for n in np.flatnonzero(t.left >= 0).tolist():
+            j = int(t.feature[n])
+            feat[n] = self.owner[j][0]
+            left[n] = self._left_cells(j, float(t.threshold[n]))
+        return feat, left
+
+    def goes_left(self, i: int, left: int | frozenset[int], cell: int) -> bool:
+        """Does ``cell`` of feature ``i`` go left at a split sending ``left`` left?"""
+        return cell < left if isinstance(left, int) else cell in left
+
+    # -- rows ----------------------------------------------------------------------------------
+    def rows(self, cells: np.ndarray) -> np.ndarray:
+        """The model's input rows (object array, one per row of ``cells``: one cell index per
+        explained feature)."""
+        cells = np.asarray(cells, dtype=np.int64).reshape(-1, len(self.features))
+        out = np.tile(self._base_row, (len(cells), 1))
+        for i in range(len(self.features)):
+            col = cells[:, i]
+            if (col == self.instance_cell[i]).all():
+                continue
+            for j in self.cell_columns[i][0]:
+                table = np.empty(self.n_cells[i], dtype=object)
+                table[:] = [cc[j] for cc in self.cell_columns[i]]
+                out[:, j] = table[col]
+        return out
+
+    def values(self, cells: Sequence[int]) -> dict[str, Any]:
+        """The explained features' values of one choice of cells: the instance's own value in
+        its cell, a representative in the others."""
+        out = {}
+        for i, (name, c) in enumerate(zip(self.names, cells, strict=True)):
+            same = int(c) == self.instance_cell[i]
+            out[name] = self.instance[name] if same else self.representatives[i][int(c)]
+        return out
+
+
+__all__ = ["CellSpace"]
