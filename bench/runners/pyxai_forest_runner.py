@@ -1,4 +1,4 @@
-"""Runner for PyXAI's random-forest explainer (inside ``bench/.venvs/pyxai``; ``bench/ensembles.py``).
+"""Runner for PyXAI's random-forest explainer (in ``bench/.venvs/pyxai``; ``bench/ensembles.py``).
 
 Usage: ``python pyxai_forest_runner.py --serve``: JSON requests on standard input, one per
 line, answered one per line (``serve.py``), so that xpg and PyXAI take turns on each instance.
