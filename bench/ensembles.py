@@ -672,7 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in MODELS]
     if unknown:
-        raise SystemExit(
+        parser.error(
             f"--models: unknown {', '.join(unknown)}; expected some of {', '.join(MODELS)}"
         )
     if args.quick and args.runs == 3:
