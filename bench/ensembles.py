@@ -194,6 +194,7 @@ ROW_COLUMNS = [
     "cxp_invalid",
     "verified",
     "verified_ok",
+    "verified_unknown",
 ]
 
 
@@ -391,15 +392,38 @@ def classify_peer(model: TreeEnsemble, x: list[float], peer: dict[str, Any]) -> 
     return counts
 
 
-def verify_axps(model: TreeEnsemble, claims: list[tuple[list[float], tuple[str, ...]]]) -> int:
-    """How many of the claimed AXps the SMT verifier accepts."""
+def verify_axps(
+    model: TreeEnsemble,
+    claims: list[tuple[list[float], tuple[str, ...]]],
+    per_check: float,
+    budget: float,
+) -> dict[str, int]:
+    """The SMT verifier on the claimed AXps, in order, until ``budget`` CPU seconds are
+    spent: how many were checked, accepted, and left undecided (z3 stopped after
+    ``per_check`` seconds on one of its questions)."""
+    import z3
+    from pysmt.exceptions import SolverReturnedUnknownResultError
+
+    out = {"verified": 0, "verified_ok": 0, "verified_unknown": 0}
     if not claims:
-        return 0
-    ok = 0
-    with Verifier(model) as v:
-        for x, names in claims:
-            ok += bool(v.verify_axp(x, list(names)).holds)
-    return ok
+        return out
+    saved = z3.get_param("timeout")
+    # z3's global timeout, set only while the verifier's own solver lives
+    z3.set_param("timeout", max(1, int(1000 * per_check)))
+    try:
+        with Verifier(model) as v:
+            start = CLOCK()
+            for x, names in claims:
+                if CLOCK() - start > budget:
+                    break
+                out["verified"] += 1
+                try:
+                    out["verified_ok"] += bool(v.verify_axp(x, list(names)).holds)
+                except SolverReturnedUnknownResultError:
+                    out["verified_unknown"] += 1
+    finally:
+        z3.set_param("timeout", saved)
+    return out
 
 
 # --- one run and the summaries -------------------------------------------------------------------
@@ -472,8 +496,7 @@ def first_run_summary(p: Prepared, timed: list[Timed], args: Any, peer: Any) -> 
         ours_axps_median=statistics.median(n_axps) if n_axps else "",
         ours_axps_max=max(n_axps) if n_axps else "",
         complete=f"{complete}/{len(p.xs)}",
-        verified=len(claims),
-        verified_ok=verify_axps(p.model, claims),
+        **verify_axps(p.model, claims, args.verify_timeout, args.verify_budget),
         axp_size_median=statistics.median(len(t.mine["one"]) for t in timed) if timed else "",
     )
     if p.spec.kind in ("rf", "et"):
@@ -611,7 +634,8 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
                 r, "maj_reasons", "maj_duplicates", "maj_exact", "maj_nonminimal", "maj_invalid"
             ).replace(" / ", ", "),
             _cell(r, "cxp_exact", "cxp_nonminimal", "cxp_invalid").replace(" / ", ", "),
-            _cell(r, "verified_ok", "verified"),
+            _cell(r, "verified_ok", "verified")
+            + (f" ({r['verified_unknown']} undecided)" if r.get("verified_unknown") else ""),
         ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     lines += [
@@ -657,6 +681,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--verify", type=int, default=20, help="AXps SMT-checked per dataset and model (default 20)"
     )
     parser.add_argument(
+        "--verify-timeout", type=float, default=10.0, help="z3's limit per question (s)"
+    )
+    parser.add_argument(
+        "--verify-budget",
+        type=float,
+        default=60.0,
+        help="CPU seconds of SMT checks per dataset and model (default 60)",
+    )
+    parser.add_argument(
         "--pyxai-time-limit", type=float, default=10.0, help="PyXAI's time limit per call (s)"
     )
     parser.add_argument(
@@ -688,6 +721,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         firsts: list[dict[str, Any]] = []
         for run in range(args.runs):
             peer, session = open_peer(args) if need_peer else (None, None)
+            if peer is not None and run > 0:
+                peer.majoritary = 0  # PyXAI's majoritary reasons are checked in the first run
             try:
                 this = []
                 for p in prepared:

@@ -19,7 +19,8 @@ The three calls compared (``ExplainerRF``):
   size (MaxSAT, the Open-WBO executable); two classes only (PyXAI raises otherwise);
 * ``majoritary``: ``majoritary_reason(n=K)``: up to K majoritary reasons (PyXAI has no
   enumeration of sufficient reasons for forests; majoritary reasons are implicants of the
-  vote, not necessarily minimal), made once (its CPU time reported, not interleaved).
+  vote, not necessarily minimal), made once (its CPU time reported, not interleaved; not made
+  when K is 0).
 
 The clock is ``timing.cpu_clock_with_children``: this process's CPU time plus its finished
 children's, as the MUS and MaxSAT solvers run as separate programs.
@@ -102,13 +103,17 @@ def prepare(req):
     with contextlib.redirect_stdout(QUIET):
         for task, call in calls.items():
             first[task], loops[task], outs[task] = calibrate(call, clock=CLOCK)
+        majoritary_s, majoritary, majoritary_error = None, None, None
         try:
+            if int(req.get("majoritary", 10)) < 1:
+                raise LookupError("not asked for")
             majoritary_s, _, majoritary = calibrate(
                 lambda: explainer.majoritary_reason(n=int(req.get("majoritary", 10))),
                 budget=0,
                 clock=CLOCK,
             )
-            majoritary_error = None
+        except LookupError:
+            pass
         except Exception as err:  # PyXAI's limits (reported, not fatal)
             majoritary_s, majoritary, majoritary_error = None, None, f"{type(err).__name__}: {err}"
     STATE.update(calls=calls, loops=loops)
