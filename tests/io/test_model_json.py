@@ -119,6 +119,8 @@ def test_documented_examples_load_and_agree() -> None:
         "obdd",
         "omdd",
         "risk-score",
+        "forest",
+        "boosted-trees",
     }
     rng = random.Random(0)
     for doc in examples:

@@ -15,7 +15,12 @@ import pandas as pd
 import pytest
 import skops.io as sio
 from conftest import shared_path
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+)
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, export_text
 
 from xpg.errors import InvalidDataError, InvalidModelError, ParseError
@@ -169,8 +174,8 @@ def test_pickle_needs_consent(tmp_path: Path) -> None:
     [
         (lambda: DecisionTreeRegressor().fit([[0], [1]], [0.0, 1.0]), "found sklearn.tree"),
         (
-            lambda: RandomForestClassifier(n_estimators=2).fit([[0], [1]], [0, 1]),
-            "expected a DecisionTreeClassifier, found sklearn.ensemble",
+            lambda: GradientBoostingRegressor(n_estimators=2).fit([[0], [1]], [0.0, 1.0]),
+            "expected one of DecisionTreeClassifier, .*found sklearn.ensemble",
         ),
         (lambda: DecisionTreeClassifier(), "not fitted"),
         (
@@ -178,7 +183,7 @@ def test_pickle_needs_consent(tmp_path: Path) -> None:
             "single-output",
         ),
     ],
-    ids=["regressor", "forest", "unfitted", "multi-output"],
+    ids=["regressor", "boosted-regressor", "unfitted", "multi-output"],
 )
 def test_not_a_fitted_classifier_tree(make: Any, message: str, tmp_path: Path) -> None:
     path = tmp_path / "e.skops"
@@ -212,3 +217,29 @@ def test_text_columns_and_absent_columns_are_refused(
         import_sklearn_tree(clf, features_from=texty)
     with pytest.raises(InvalidDataError, match="no target column named 'nope'"):
         import_sklearn_tree(clf, features_from=X, target="nope")
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier],
+    ids=lambda c: c.__name__,
+)
+def test_ensembles_import_from_skops_and_pickle(cls: Any, tmp_path: Path) -> None:
+    from xpg.learn.estimator_import import import_sklearn_model
+
+    frame = compas()
+    X, y = frame.drop(columns=[COMPAS_TARGET]), frame[COMPAS_TARGET]
+    est = cls(n_estimators=8, max_depth=3, random_state=0).fit(X, y)
+    path = tmp_path / "e.skops"
+    sio.dump(est, path)
+    model = import_sklearn_model(path, features_from=frame, target=COMPAS_TARGET)
+    assert [f.name for f in model.features] == list(X.columns)
+    assert model.predict_batch(X.to_numpy()).tolist() == est.predict(X).tolist()
+    pickled = tmp_path / "e.joblib"
+    joblib.dump(est, pickled)
+    with pytest.raises(InvalidModelError, match="refusing to unpickle"):
+        import_sklearn_model(pickled)
+    again = import_sklearn_model(pickled, trust_pickle=True)
+    assert again.predict_batch(X.to_numpy()[:50]).tolist() == est.predict(X[:50]).tolist()
+    with pytest.raises(InvalidModelError, match="expected a fitted DecisionTreeClassifier"):
+        import_sklearn_tree(path)

@@ -141,6 +141,15 @@ def test_designed_ties_of_the_model_itself() -> None:
     assert got == ["x", "x", "z", "y"]  # (0, 0): x and z tie, x first; (1, 1): y and z, y first
     dg = compile_ensemble(forest)
     assert [dg.predict([i, j]) for i in (0, 1) for j in (0, 1)] == got
+    enc = forest.smt_encoding()
+    assert [enc.label(_evaluate(enc, {"a": i, "b": j})) for i in (0, 1) for j in (0, 1)] == got
+    three = [_stump(0, [0.5, 0.0, -0.25], [0.0] * 3), _stump(0, [-0.5, 0.25, 0.25], [0, 0, 1.0])]
+    boosted = BoostedTrees([a, b], ["x", "y", "z"], three, [0.0, -0.25, 0.0], 1.0)
+    scores = boosted.scores([[0, 0], [1, 0]]).tolist()
+    assert scores == [[0.0, 0.0, 0.0], [0.0, -0.25, 1.0]]
+    assert boosted.predict([0, 0]) == "x" and boosted.predict([1, 0]) == "z"  # 3-way tie: x
+    enc = boosted.smt_encoding()
+    assert enc.label(_evaluate(enc, {"a": 0, "b": 0})) == "x"
 
 
 def _evaluate(enc, values: dict) -> int:
@@ -250,6 +259,8 @@ BAD_BODIES = [
     (lambda m: m.pop("trees"), r"model\.trees: expected a non-empty list"),
     (lambda m: m.update(scale="big"), r"model\.scale: expected a number"),
     (lambda m: m.update(scale=-1.0), r"scale: expected a positive number"),
+    (lambda m: m.update(scale=0.3), r"forest: scale: expected 1 / 2 trees = 0\.5, found 0\.3"),
+    (lambda m: m.update(base=[0.0, 1.0]), r"forest: base: expected zeros"),
     (lambda m: m.update(base=[0.0]), r"base: expected shape \(2,\)"),
     (
         lambda m: m["trees"][1]["threshold"].__setitem__(0, "x"),
@@ -283,3 +294,46 @@ def test_bad_json_names_the_location(edit, message) -> None:
 
 def test_registered_kinds() -> None:
     assert model_kind("forest") is Forest and model_kind("boosted-trees") is BoostedTrees
+
+
+def test_graph_route_on_the_whole_car_domain() -> None:
+    """pmlb/car holds every point of its domain (1,728 = 4 x 4 x 4 x 3 x 3 x 3): a 100-tree
+    depth-6 forest and a boosted ensemble compile, and the graph agrees with scikit-learn
+    everywhere."""
+    data = load_dataset("pmlb/car", data_dir=shared_path("datasets"))
+    X = np.asarray(data.X, dtype=float)
+    assert len({tuple(r) for r in X.tolist()}) == len(X) == 1728
+    for est in (
+        RandomForestClassifier(n_estimators=100, max_depth=6, random_state=0),
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0),
+    ):
+        est.fit(X[::3], data.y[::3])
+        dg = ensemble_from_sklearn(est, data.features).to_decision_graph()
+        dg.validate()
+        assert [dg.predict(r) for r in data.X.tolist()] == est.predict(X).tolist()
+
+
+def test_rounding_bound_bounds_the_float_error() -> None:
+    """The exact sums (Fractions of the same contributions) are within rounding_bound of the
+    float scores, on every point of 60 random ensembles."""
+    from fractions import Fraction
+
+    for seed in range(60):
+        est, feats, points = random_sklearn_ensemble(
+            seed,
+            ENSEMBLE_KINDS[seed % 3],  # type: ignore[arg-type]
+            n_classes=2 + seed % 2,
+            n_trees=5 + seed % 20,
+        )
+        model = ensemble_from_sklearn(est, feats)
+        leaves = model.leaf_indices(points)
+        floats = model.scores(points)
+        unit = Fraction(1, len(model.trees)) if isinstance(model, Forest) else Fraction(1)
+        bound = model.rounding_bound()
+        for r in range(len(points)):
+            for k in range(model.n_scores):
+                parts = model._contributions()
+                exact = Fraction(float(model.base[k])) + unit * sum(
+                    Fraction(float(parts[t][leaves[r, t], k])) for t in range(len(model.trees))
+                )
+                assert abs(Fraction(float(floats[r, k])) - exact) <= Fraction(bound), seed

@@ -144,6 +144,40 @@ def _risk_score() -> RiskScore:
     return RiskScore(feats, ["low", "high"], conditions, bias=-2)
 
 
+def _stumps(feature: int, cut: float, left: list[list[float]], right: list[list[float]]) -> Any:
+    from xpg.models.ensemble import EnsembleTree
+
+    return EnsembleTree(
+        np.array([feature, 2, -1, -1, -1]),
+        np.array([cut, 0.5, 0.0, 0.0, 0.0]),
+        np.array([1, 3, -1, -1, -1]),
+        np.array([2, 4, -1, -1, -1]),
+        np.array([[0.0] * len(left[0])] * 2 + [right[0], *left]),
+    )
+
+
+def _forest() -> Any:
+    from xpg.models.ensemble import Forest
+
+    feats = [Feature.real("x"), Feature.integer("n", 0, 3), Feature.boolean("b")]
+    trees = [
+        _stumps(0, 1.5, [[1.0, 0.0], [0.25, 0.75]], [[0.0, 1.0]]),
+        _stumps(1, 1.5, [[0.5, 0.5], [1.0, 0.0]], [[0.0, 1.0]]),
+    ]
+    return Forest(feats, ["no", "yes"], trees, [0.0, 0.0], 0.5)
+
+
+def _boosted() -> Any:
+    from xpg.models.ensemble import BoostedTrees
+
+    feats = [Feature.real("x"), Feature.integer("n", 0, 3), Feature.boolean("b")]
+    trees = [
+        _stumps(0, 2.5, [[1.0, 0, 0], [0, 0, 0.5]], [[0, 2.0, 0]]),
+        _stumps(1, 0.5, [[0, 0, -1.0], [0, 1.0, 0]], [[0, 0, 3.0]]),
+    ]
+    return BoostedTrees(feats, [0, 1, 2], trees, [0.1, 0.0, -0.2], 0.3)
+
+
 def _boolean_omdd() -> OMDD:
     return _obdd().to_omdd()  # written as an "obdd" document, read back as an OMDD
 
@@ -155,6 +189,8 @@ EXAMPLES = {
     "omdd": _omdd,
     "obdd": _boolean_omdd,
     "risk-score": _risk_score,
+    "forest": _forest,
+    "boosted-trees": _boosted,
     "dd-obdd": _obdd,
 }
 
@@ -167,6 +203,8 @@ def test_every_registered_kind_has_an_example() -> None:
         "obdd",
         "omdd",
         "risk-score",
+        "forest",
+        "boosted-trees",
     }
     for name, cls in model_kinds().items():
         model = EXAMPLES[name]()

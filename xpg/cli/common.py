@@ -29,11 +29,12 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from xpg.errors import InvalidInstanceError, OutputError, ParseError, XpgError
+from xpg.errors import InvalidInstanceError, InvalidModelError, OutputError, ParseError, XpgError
 
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
     from xpg.core.xpgraph import ExplanationGraph
+    from xpg.explain.ensemble import EnsembleExplainer
 
 #: A command handler: the parsed arguments in, the exit status out.
 Handler = Callable[[argparse.Namespace], int]
@@ -431,6 +432,39 @@ def load_input(path: str) -> DecisionGraph | ExplanationGraph:
 def load_args_graph(args: argparse.Namespace) -> ExplanationGraph:
     """:func:`load_explanation_graph` of the ``file`` and ``--instance`` arguments."""
     return load_explanation_graph(args.file, args.instance)
+
+
+#: JSON model types explained by the ensemble oracle rather than a compiled graph
+ENSEMBLE_TYPES = ("forest", "boosted-trees")
+
+
+def load_args_target(args: argparse.Namespace) -> ExplanationGraph | EnsembleExplainer:
+    """What the ``file`` and ``--instance`` arguments name: for a tree-ensemble model file
+    (``forest``, ``boosted-trees``), an :class:`~xpg.explain.ensemble.EnsembleExplainer`
+    (sat route; the caller closes it); otherwise :func:`load_args_graph`."""
+    path = args.file
+    text = read_input_text(path)
+    if _is_model_text(path, text) and any(f'"{t}"' in text for t in ENSEMBLE_TYPES):
+        from xpg.io.json_text import parse_json
+
+        doc = parse_json(text, path=path)
+        body = doc.get("model") if isinstance(doc, dict) else None
+        if isinstance(body, dict) and body.get("type") in ENSEMBLE_TYPES:
+            from xpg.core.graph import DecisionGraph
+            from xpg.explain.ensemble import EnsembleExplainer
+            from xpg.io.model_json import read_model_dict
+
+            try:
+                model: Any = read_model_dict(doc)
+            except InvalidModelError as err:
+                raise InvalidModelError(f"{path}: {err}") from None
+            if args.instance is None:
+                raise InvalidInstanceError(
+                    f"{path} is a model file: give the instance with --instance name=value,..."
+                )
+            instance = parse_instance(DecisionGraph(model.features), args.instance)
+            return EnsembleExplainer(model, instance)
+    return load_explanation_graph(path, args.instance)
 
 
 # -- arguments -------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from xpg.cli.common import (
     add_command,
     braces,
     emit,
-    load_args_graph,
+    load_args_target,
     parse_feature_list,
     positive_float,
     positive_int,
@@ -37,35 +37,54 @@ from xpg.cli.common import (
 
 if TYPE_CHECKING:
     from xpg.core.xpgraph import ExplanationGraph
+    from xpg.explain.ensemble import EnsembleExplainer
 
 
-def _seed(args: argparse.Namespace, xg: ExplanationGraph) -> list[str] | None:
-    return parse_feature_list(args.seed, xg.var_names) if args.seed else None
+def _seed(args: argparse.Namespace, names: list[str]) -> list[str] | None:
+    return parse_feature_list(args.seed, names) if args.seed else None
+
+
+def _names(target: ExplanationGraph | EnsembleExplainer) -> list[str]:
+    from xpg.core.xpgraph import ExplanationGraph
+
+    return target.var_names if isinstance(target, ExplanationGraph) else target.features
+
+
+def _one(args: argparse.Namespace, kind: str) -> tuple[tuple[str, ...] | None, float, str | None]:
+    """One explanation of ``kind`` for FILE: the features, the seconds, the ensemble route."""
+    from xpg.core.xpgraph import ExplanationGraph
+
+    target = load_args_target(args)
+    seed = _seed(args, _names(target))
+    if isinstance(target, ExplanationGraph):
+        from xpg.explain.axp_cxp import find_axp, find_cxp
+
+        start = time.perf_counter()
+        found = find_axp(target, seed=seed) if kind == "axp" else find_cxp(target, seed=seed)
+        return found, time.perf_counter() - start, None
+    with target:
+        start = time.perf_counter()
+        found = target.find_axp(seed) if kind == "axp" else target.find_cxp(seed)
+        return found, time.perf_counter() - start, target.route
 
 
 def cmd_axp(args: argparse.Namespace) -> int:
-    """Handler of ``xpg axp``."""
-    from xpg.explain.axp_cxp import find_axp
-
-    xg = load_args_graph(args)
-    start = time.perf_counter()
-    axp = find_axp(xg, seed=_seed(args, xg))
-    seconds = time.perf_counter() - start
-    return emit(
-        args, {"kind": "axp", "features": sorted(axp), "seconds": seconds}, f"AXp {braces(axp)}"
-    )
+    """Handler of ``xpg axp`` (a tree-ensemble model adds ``"route"`` to the JSON)."""
+    axp, seconds, route = _one(args, "axp")
+    assert axp is not None
+    doc: dict[str, Any] = {"kind": "axp", "features": sorted(axp), "seconds": seconds}
+    if route is not None:
+        doc["route"] = route
+    return emit(args, doc, f"AXp {braces(axp)}")
 
 
 def cmd_cxp(args: argparse.Namespace) -> int:
-    """Handler of ``xpg cxp``."""
-    from xpg.explain.axp_cxp import find_cxp
-
-    xg = load_args_graph(args)
-    start = time.perf_counter()
-    cxp = find_cxp(xg, seed=_seed(args, xg))
-    seconds = time.perf_counter() - start
+    """Handler of ``xpg cxp`` (a tree-ensemble model adds ``"route"`` to the JSON)."""
+    cxp, seconds, route = _one(args, "cxp")
     text = f"CXp {braces(cxp)}" if cxp is not None else "no CXp: the prediction cannot change"
     doc = {"kind": "cxp", "features": sorted(cxp) if cxp is not None else None, "seconds": seconds}
+    if route is not None:
+        doc["route"] = route
     return emit(args, doc, text)
 
 
@@ -103,11 +122,20 @@ def cmd_enum(args: argparse.Namespace) -> int:
     Ctrl-C (SIGINT) or SIGTERM stops the enumeration: what was found is printed (under
     ``--json``, the document with ``"complete": false``) and the exit status is 130 or 143.
     """
+    from xpg.core.xpgraph import ExplanationGraph
     from xpg.explain.marco import Enumerator
 
-    xg = load_args_graph(args)
+    target = load_args_target(args)
     status = 0
-    with Enumerator(xg, limit=args.limit, timeout=args.timeout) as en:
+    route = None
+    en: Any
+    if isinstance(target, ExplanationGraph):
+        en = Enumerator(target, limit=args.limit, timeout=args.timeout)
+        owner: Any = contextlib.nullcontext()
+    else:
+        en = target.iter_explanations(limit=args.limit, timeout=args.timeout)
+        owner, route = target, target.route
+    with owner, en:
         try:
             with _sigterm_raises():
                 for found in en:
@@ -129,7 +157,11 @@ def cmd_enum(args: argparse.Namespace) -> int:
     if status:
         state = f"INCOMPLETE (interrupted by {'SIGINT' if status == 130 else 'SIGTERM'})"
     summary = f"{len(result.axps)} AXps, {len(result.cxps)} CXps, {state}, {result.seconds:.4f} s"
-    emit(args, result.to_json(), summary)
+    doc = result.to_json()
+    if route is not None:
+        doc["route"] = route
+        summary += f" (route: {route})"
+    emit(args, doc, summary)
     return status
 
 

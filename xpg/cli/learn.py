@@ -1,11 +1,14 @@
-"""``xpg learn tree|list`` and ``xpg import``: model files from data, or from scikit-learn.
+"""``xpg learn tree|forest|boosted|list|risk-score`` and ``xpg import``: model files from data,
+or from scikit-learn.
 
 ``xpg learn tree DATA --target COLUMN -o MODEL.json`` trains a scikit-learn decision tree on a
-table (CSV, TSV, gzip, JSON Lines, Parquet), ``xpg learn list`` a RIPPER decision list,
-``xpg learn risk-score`` a BBM-RS risk score (printing its score card too); all type each
+table (CSV, TSV, gzip, JSON Lines, Parquet), ``xpg learn forest`` a random forest (or extra
+trees), ``xpg learn boosted`` gradient-boosted trees, ``xpg learn list`` a RIPPER decision
+list, ``xpg learn risk-score`` a BBM-RS risk score (printing its score card too); all type each
 column as a feature, hold out a test set, print the accuracy and size of the model and write
 it as a JSON model file (:mod:`xpg.learn.from_table`).  ``xpg import ESTIMATOR -o
-MODEL.json`` converts a trained ``DecisionTreeClassifier`` saved with skops, or with
+MODEL.json`` converts a trained ``DecisionTreeClassifier``, ``RandomForestClassifier``,
+``ExtraTreesClassifier`` or ``GradientBoostingClassifier`` saved with skops, or with
 pickle/joblib under ``--trust-pickle`` (:mod:`xpg.learn.estimator_import`).
 
 Examples
@@ -16,6 +19,9 @@ Examples
 >>> args = parser.parse_args(["learn", "tree", "d.csv", "--target", "y", "-o", "m.json"])
 >>> args.func is cmd_learn_tree, args.max_depth, args.test_size, args.seed
 (True, 6, 0.2, 0)
+>>> args = parser.parse_args(["learn", "forest", "d.csv", "--target", "y", "-o", "m.json"])
+>>> args.func is cmd_learn_ensemble, args.kind, args.trees, args.max_depth
+(True, 'forest', 100, 6)
 >>> args = parser.parse_args(["import", "t.skops", "-o", "m.json"])
 >>> args.func is cmd_import, args.trust_pickle
 (True, False)
@@ -56,6 +62,17 @@ def seed(text: str) -> int:
     return value
 
 
+def _rate(text: str) -> float:
+    """A positive finite number (else a usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
+    return value
+
+
 def _finish(args: argparse.Namespace, model: Any, doc: dict[str, Any], lines: list[str]) -> int:
     from xpg.io import save_model
 
@@ -75,6 +92,25 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
         test_size=args.test_size,
         missing=args.missing,
         encoding=args.encoding,
+    )
+    return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
+
+
+def cmd_learn_ensemble(args: argparse.Namespace) -> int:
+    """Handler of ``xpg learn forest`` and ``xpg learn boosted``."""
+    from xpg.learn.from_table import learn_ensemble_from_table
+
+    params = {} if args.learning_rate is None else {"learning_rate": args.learning_rate}
+    learned = learn_ensemble_from_table(
+        args.data,
+        args.target,
+        args.kind,
+        n_trees=args.trees,
+        max_depth=args.max_depth,
+        seed=args.seed,
+        test_size=args.test_size,
+        missing=args.missing,
+        **params,
     )
     return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
 
@@ -118,38 +154,46 @@ def cmd_learn_risk_score(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     """Handler of ``xpg import``."""
     from xpg.errors import InvalidModelError
-    from xpg.learn.estimator_import import import_sklearn_tree, read_feature_spec
-    from xpg.models.tree import Split
+    from xpg.learn.estimator_import import import_sklearn_model, read_feature_spec
+    from xpg.models.tree import DecisionTree, Split
 
     if args.target is not None and args.features_from is None:
         raise InvalidModelError("--target names the class column of --features-from DATA")
     features = read_feature_spec(args.features) if args.features is not None else None
-    tree = import_sklearn_tree(
+    model = import_sklearn_model(
         args.estimator,
         features=features,
         features_from=args.features_from,
         target=args.target,
         trust_pickle=args.trust_pickle,
     )
-    used = {node.feature for _, node in tree.walk() if isinstance(node, Split)}
     kinds: dict[str, int] = {}
-    for f in tree.features:
+    for f in model.features:
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    if isinstance(model, DecisionTree):
+        used = {node.feature for _, node in model.walk() if isinstance(node, Split)}
+        size = {"nodes": len(model), "depth": model.depth}
+        size_text = f"{len(model)} nodes, depth {model.depth}"
+    else:
+        used = set(model.tested_features())
+        size = {"trees": len(model.trees), "nodes": model.n_nodes, "depth": model.max_depth}
+        size_text = f"{len(model.trees)} trees, {model.n_nodes} nodes, depth {model.max_depth}"
     doc = {
         "estimator": args.estimator,
-        "classes": list(tree.classes),
-        "features": len(tree.features),
+        "model": model.json_type,
+        "classes": list(model.classes),
+        "features": len(model.features),
         "feature_kinds": kinds,
-        "size": {"nodes": len(tree), "depth": tree.depth},
-        "features_used": [f.name for f in tree.features if f.name in used],
+        "size": size,
+        "features_used": [f.name for f in model.features if f.name in used],
     }
     kind_text = ", ".join(f"{n} {k}" for k, n in kinds.items())
     lines = [
-        f"decision-tree from {args.estimator}: {len(tree.classes)} classes, "
-        f"{len(tree.features)} features ({kind_text})",
-        f"size: {len(tree)} nodes, depth {tree.depth}; features used: {len(used)}",
+        f"{model.json_type} from {args.estimator}: {len(model.classes)} classes, "
+        f"{len(model.features)} features ({kind_text})",
+        f"size: {size_text}; features used: {len(used)}",
     ]
-    return _finish(args, tree, doc, lines)
+    return _finish(args, model, doc, lines)
 
 
 def _data_arguments(p: argparse.ArgumentParser) -> None:
@@ -176,7 +220,8 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``learn`` (``tree``, ``list``, ``risk-score``) and ``import`` to the sub-commands."""
+    """Add ``learn`` (``tree``, ``forest``, ``boosted``, ``list``, ``risk-score``) and
+    ``import`` to the sub-commands."""
     p = add_command(
         subparsers,
         "learn",
@@ -204,6 +249,44 @@ def register(subparsers: Any) -> None:
         "(default) or one column of category codes",
     )
     tree.set_defaults(func=cmd_learn_tree)
+    for kind, helptext, description, depth in (
+        (
+            "forest",
+            "a scikit-learn random forest (or extra trees)",
+            "Train scikit-learn's RandomForestClassifier (ExtraTreesClassifier with "
+            "--extra-trees); the written model computes its predict exactly (soft voting). "
+            "Categorical columns are given to the trees as category codes.",
+            6,
+        ),
+        (
+            "boosted",
+            "scikit-learn gradient-boosted trees",
+            "Train scikit-learn's GradientBoostingClassifier (log-loss); the written model "
+            "computes its predict exactly. Categorical columns are given to the trees as "
+            "category codes.",
+            3,
+        ),
+    ):
+        ens = learners.add_parser(kind, help=helptext, description=description)
+        _data_arguments(ens)
+        ens.add_argument("--trees", type=positive_int, default=100, metavar="N", help="default 100")
+        ens.add_argument("--max-depth", type=positive_int, default=depth, help=f"default {depth}")
+        if kind == "forest":
+            ens.add_argument(
+                "--extra-trees",
+                dest="kind",
+                action="store_const",
+                const="extra-trees",
+                default="forest",
+                help="extremely randomised trees (ExtraTreesClassifier)",
+            )
+            ens.set_defaults(learning_rate=None)
+        else:
+            ens.add_argument(
+                "--learning-rate", type=_rate, default=None, metavar="RATE", help="default 0.1"
+            )
+            ens.set_defaults(kind="boosted")
+        ens.set_defaults(func=cmd_learn_ensemble)
     rules = learners.add_parser(
         "list",
         help="a RIPPER decision list (needs the 'rules' extra)",
@@ -248,9 +331,10 @@ def register(subparsers: Any) -> None:
         subparsers,
         "import",
         cmd_import,
-        help="write a trained scikit-learn decision tree (.skops) as a JSON model file",
-        description="Convert a DecisionTreeClassifier saved with skops (skops.io.dump) into "
-        "a JSON model file. Pickle and joblib files load only with --trust-pickle: "
+        help="write a trained scikit-learn tree or tree ensemble (.skops) as a JSON model file",
+        description="Convert a DecisionTreeClassifier, RandomForestClassifier, "
+        "ExtraTreesClassifier or GradientBoostingClassifier saved with skops (skops.io.dump) "
+        "into a JSON model file. Pickle and joblib files load only with --trust-pickle: "
         + PICKLE_WARNING
         + ".",
         file_arguments=False,

@@ -31,22 +31,36 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from xpg.cli.common import add_command, braces, emit, load_args_graph, positive_int
+from xpg.cli.common import add_command, braces, emit, load_args_target, positive_int
 
 if TYPE_CHECKING:
     from xpg.core.xpgraph import ExplanationGraph
+    from xpg.explain.ensemble import EnsembleExplainer
     from xpg.explain.marco import ExplanationKind
+    from xpg.explain.membership import Membership
+    from xpg.explain.relevance import FeatureClassification
+    from xpg.explain.smallest import SmallestExplanation
 
 _NAME = {"axp": "AXp", "cxp": "CXp"}
 
 
+def _is_graph(target: ExplanationGraph | EnsembleExplainer) -> bool:
+    from xpg.core.xpgraph import ExplanationGraph
+
+    return isinstance(target, ExplanationGraph)
+
+
 def member_report(
-    xg: ExplanationGraph, feature: str, kind: ExplanationKind
+    xg: ExplanationGraph | EnsembleExplainer, feature: str, kind: ExplanationKind
 ) -> tuple[dict[str, Any], str]:
-    """``xpg member``: the JSON document and the text for one membership query."""
+    """``xpg member``: the JSON document and the text for one membership query (on an
+    explanation graph, or a tree ensemble's :class:`~xpg.explain.ensemble.EnsembleExplainer`)."""
     from xpg.explain.membership import is_member
 
-    answer = is_member(xg, feature, kind)
+    target: Any = xg
+    answer: Membership = (
+        is_member(target, feature, kind) if _is_graph(xg) else target.is_member(feature, kind)
+    )
     name = _NAME[kind]
     if answer.witness is not None:
         text = f"{answer.feature}: in some {name}, e.g. {braces(answer.witness)}"
@@ -55,11 +69,13 @@ def member_report(
     return answer.to_json(), f"{text} (route: {answer.route})"
 
 
-def features_report(xg: ExplanationGraph) -> tuple[dict[str, Any], str]:
+def features_report(xg: ExplanationGraph | EnsembleExplainer) -> tuple[dict[str, Any], str]:
     """``xpg features``: every feature classified as necessary, relevant or irrelevant."""
     from xpg.explain.relevance import classify_features
 
-    result = classify_features(xg)
+    result: FeatureClassification = (
+        classify_features(xg) if _is_graph(xg) else xg.classify_features()  # type: ignore[arg-type,union-attr]
+    )
     lines = [
         f"necessary:  {', '.join(result.necessary) or '-'}",
         f"relevant:   {', '.join(result.relevant) or '-'}",
@@ -76,13 +92,23 @@ def features_report(xg: ExplanationGraph) -> tuple[dict[str, Any], str]:
 
 
 def smallest_report(
-    xg: ExplanationGraph, kind: ExplanationKind, max_iterations: int | None = None
+    xg: ExplanationGraph | EnsembleExplainer,
+    kind: ExplanationKind,
+    max_iterations: int | None = None,
 ) -> tuple[dict[str, Any], str]:
-    """``xpg smallest``: a minimum-cardinality AXp or CXp."""
+    """``xpg smallest``: a minimum-cardinality AXp or CXp (a tree ensemble adds the
+    ``"route"`` of its explainer to the JSON)."""
     from xpg.explain.smallest import smallest_axp, smallest_cxp
 
-    find = smallest_axp if kind == "axp" else smallest_cxp
-    result = find(xg, max_iterations=max_iterations)
+    result: SmallestExplanation
+    route = None
+    if _is_graph(xg):
+        find = smallest_axp if kind == "axp" else smallest_cxp
+        result = find(xg, max_iterations=max_iterations)  # type: ignore[arg-type]
+    else:
+        ex: Any = xg
+        find_e = ex.smallest_axp if kind == "axp" else ex.smallest_cxp
+        result, route = find_e(max_iterations=max_iterations), ex.route
     if result.features is None:
         text = "no CXp: the prediction cannot change"
     else:
@@ -92,22 +118,39 @@ def smallest_report(
             f"{status}, {result.iterations} hitting-set iterations ({result.method}), "
             f"{result.seconds:.4f} s"
         )
-    return result.to_json(), text
+    doc = result.to_json()
+    if route is not None:
+        doc["route"] = route
+        text += f" (route: {route})"
+    return doc, text
+
+
+def _closing(target: Any) -> Any:
+    """A context that closes an ensemble explainer (a graph needs none)."""
+    import contextlib
+
+    return contextlib.nullcontext() if _is_graph(target) else target
 
 
 def cmd_member(args: argparse.Namespace) -> int:
     """Handler of ``xpg member``."""
-    return emit(args, *member_report(load_args_graph(args), args.feature, args.kind))
+    target = load_args_target(args)
+    with _closing(target):
+        return emit(args, *member_report(target, args.feature, args.kind))
 
 
 def cmd_features(args: argparse.Namespace) -> int:
     """Handler of ``xpg features``."""
-    return emit(args, *features_report(load_args_graph(args)))
+    target = load_args_target(args)
+    with _closing(target):
+        return emit(args, *features_report(target))
 
 
 def cmd_smallest(args: argparse.Namespace) -> int:
     """Handler of ``xpg smallest``."""
-    return emit(args, *smallest_report(load_args_graph(args), args.kind, args.max_iterations))
+    target = load_args_target(args)
+    with _closing(target):
+        return emit(args, *smallest_report(target, args.kind, args.max_iterations))
 
 
 def _kind_argument(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,6 @@
-"""Learners for the models xpg explains: decision lists (RIPPER), trees (scikit-learn), risk scores
-(BBM-RS), datasets, models from data tables, trained scikit-learn trees imported from files;
-separation statistics of labelled data."""
+"""Learners for the models xpg explains: decision lists (RIPPER), trees and tree ensembles
+(scikit-learn), risk scores (BBM-RS), datasets, models from data tables, trained scikit-learn
+trees and ensembles imported from files; separation statistics of labelled data."""
 
 from xpg.learn.datasets import Dataset, default_data_dir, load_dataset
 from xpg.learn.decision_list import learn_decision_list
@@ -8,6 +8,7 @@ from xpg.learn.estimator_import import import_sklearn_tree, load_estimator
 from xpg.learn.from_table import (
     Learned,
     LearnReport,
+    learn_ensemble_from_table,
     learn_list_from_table,
     learn_risk_score_from_table,
     learn_tree_from_table,
@@ -23,6 +24,7 @@ __all__ = [
     "default_data_dir",
     "import_sklearn_tree",
     "learn_decision_list",
+    "learn_ensemble_from_table",
     "learn_list_from_table",
     "learn_risk_score_from_table",
     "learn_tree",

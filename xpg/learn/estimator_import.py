@@ -1,14 +1,18 @@
-"""Trained scikit-learn decision trees from files: skops (safe) or pickle (trusted only).
+"""Trained scikit-learn trees and tree ensembles from files: skops (safe) or pickle (trusted only).
 
-:func:`load_estimator` reads a ``DecisionTreeClassifier`` saved with skops (``.skops``): the
+:func:`load_estimator` reads a ``DecisionTreeClassifier``, ``RandomForestClassifier``,
+``ExtraTreesClassifier`` or ``GradientBoostingClassifier`` saved with skops (``.skops``): the
 types skops does not trust by default (:func:`skops.io.get_untrusted_types`) are accepted only
-when each is a class of scikit-learn's tree package or of numpy (:func:`expected_type`);
+when each is a class of scikit-learn's tree, ensemble or loss packages or of numpy
+(:func:`expected_type`);
 anything else (functions included) is refused, naming the types, and nothing is loaded.  A
 pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``) is loaded only with
 ``trust_pickle=True``: unpickling runs whatever code the file asks for.
 
-:func:`import_sklearn_tree` turns the estimator into the project's
-:class:`~xpg.models.tree.DecisionTree` over declared features: typed from the columns of a
+:func:`import_sklearn_tree` turns a tree into the project's
+:class:`~xpg.models.tree.DecisionTree`, :func:`import_sklearn_model` any of the four into the
+project's model (a tree, or a :class:`~xpg.models.ensemble.Forest` or
+:class:`~xpg.models.ensemble.BoostedTrees`) over declared features: typed from the columns of a
 data table (as :mod:`xpg.learn.from_table` types them), from a list of features in the JSON
 model vocabulary, or real features named after ``feature_names_in_`` (``x0, x1, ...`` when the
 estimator was fitted without column names).
@@ -41,20 +45,28 @@ from xpg.learn.feature_types import infer_feature
 
 SKOPS_SUFFIXES: tuple[str, ...] = (".skops",)
 PICKLE_SUFFIXES: tuple[str, ...] = (".pkl", ".pickle", ".joblib")
-#: the modules whose classes a skops file of a decision tree may ask to trust
-EXPECTED_MODULES: tuple[str, ...] = ("sklearn.tree", "numpy")
+#: the modules whose classes a skops file of a decision tree or tree ensemble may ask to trust
+EXPECTED_MODULES: tuple[str, ...] = ("sklearn.tree", "sklearn.ensemble", "sklearn._loss", "numpy")
+#: the scikit-learn classifiers ``xpg import`` reads, by module
+ESTIMATOR_CLASSES: tuple[tuple[str, str], ...] = (
+    ("sklearn.tree", "DecisionTreeClassifier"),
+    ("sklearn.ensemble", "RandomForestClassifier"),
+    ("sklearn.ensemble", "ExtraTreesClassifier"),
+    ("sklearn.ensemble", "GradientBoostingClassifier"),
+)
 
 
 def load_estimator(path: str | os.PathLike[str], *, trust_pickle: bool = False) -> Any:
-    """The fitted ``DecisionTreeClassifier`` saved in ``path`` (skops, or pickle/joblib when
-    ``trust_pickle``).
+    """The fitted classifier (a tree or tree ensemble, see :data:`ESTIMATOR_CLASSES`) saved in
+    ``path`` (skops, or pickle/joblib when ``trust_pickle``).
 
     Raises
     ------
     InvalidModelError
         No such file, an unknown file type, a pickle without ``trust_pickle``, a skops file
-        asking to trust anything but scikit-learn tree or numpy classes, an unreadable file,
-        or an object that is not a fitted single-output ``DecisionTreeClassifier``.
+        asking to trust anything but scikit-learn tree, ensemble, loss or numpy classes, an
+        unreadable file, or an object that is not a fitted single-output classifier of
+        :data:`ESTIMATOR_CLASSES`.
     MissingExtraError
         A skops file without skops installed.
     """
@@ -92,8 +104,8 @@ def _load_skops(source: Path) -> Any:
     unexpected = [t for t in untrusted if not expected_type(t)]
     if unexpected:
         raise InvalidModelError(
-            f"{source}: refusing to load: the file asks to trust types that a decision tree "
-            f"does not need: {', '.join(sorted(unexpected))}"
+            f"{source}: refusing to load: the file asks to trust types that a tree or tree "
+            f"ensemble does not need: {', '.join(sorted(unexpected))}"
         )
     try:
         return sio.load(source, trusted=untrusted)
@@ -103,7 +115,7 @@ def _load_skops(source: Path) -> Any:
 
 def expected_type(name: str) -> bool:
     """True when ``name`` (``module.Class``, as skops lists it) is a class of scikit-learn's
-    tree package or of numpy: functions and other packages' types are not.
+    tree, ensemble or loss packages or of numpy: functions and other packages' types are not.
 
     >>> expected_type("sklearn.tree._tree.Tree"), expected_type("numpy.float64")
     (True, True)
@@ -137,17 +149,21 @@ def _first_line(err: BaseException) -> str:
 
 
 def check_estimator(estimator: Any, where: str = "estimator") -> Any:
-    """``estimator`` when it is a fitted single-output ``DecisionTreeClassifier``."""
-    from sklearn.tree import DecisionTreeClassifier
+    """``estimator`` when it is a fitted single-output classifier of :data:`ESTIMATOR_CLASSES`."""
+    import importlib
 
-    if not isinstance(estimator, DecisionTreeClassifier):
+    classes = tuple(getattr(importlib.import_module(m), c) for m, c in ESTIMATOR_CLASSES)
+    if not isinstance(estimator, classes):
         kind = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
-        raise InvalidModelError(f"{where}: expected a DecisionTreeClassifier, found {kind}")
-    if getattr(estimator, "tree_", None) is None:
-        raise InvalidModelError(f"{where}: the DecisionTreeClassifier is not fitted")
+        names = ", ".join(c for _, c in ESTIMATOR_CLASSES)
+        raise InvalidModelError(f"{where}: expected one of {names}, found {kind}")
+    name = type(estimator).__name__
+    fitted = "tree_" if name == "DecisionTreeClassifier" else "estimators_"
+    if getattr(estimator, fitted, None) is None:
+        raise InvalidModelError(f"{where}: the {name} is not fitted")
     if getattr(estimator, "n_outputs_", 1) != 1:
         raise InvalidModelError(
-            f"{where}: expected a single-output tree, found {estimator.n_outputs_} outputs"
+            f"{where}: expected a single-output classifier, found {estimator.n_outputs_} outputs"
         )
     return estimator
 
@@ -193,7 +209,7 @@ def features_from_table(estimator: Any, table: Any, target: str | None = None) -
     text = [f.name for f in features if f.kind == "categorical"]
     if text:
         raise InvalidModelError(
-            f"column(s) {text[:10]!r} hold text, but a scikit-learn tree reads numbers: "
+            f"column(s) {text[:10]!r} hold text, but a scikit-learn estimator reads numbers: "
             "declare the features with a feature list instead"
         )
     return features
@@ -232,7 +248,9 @@ def order_features(estimator: Any, features: Sequence[Feature]) -> list[Feature]
     n = int(estimator.n_features_in_)
     features = list(features)
     if len(features) != n:
-        raise InvalidModelError(f"expected {n} features (the tree's inputs), found {len(features)}")
+        raise InvalidModelError(
+            f"expected {n} features (the estimator's inputs), found {len(features)}"
+        )
     names_in = getattr(estimator, "feature_names_in_", None)
     if names_in is None:
         return features
@@ -289,3 +307,53 @@ def import_sklearn_tree(
     else:
         declared = None
     return tree_from_sklearn(estimator, declared)
+
+
+def import_sklearn_model(
+    source: Any,
+    *,
+    features: Sequence[Feature] | None = None,
+    features_from: Any = None,
+    target: str | None = None,
+    trust_pickle: bool = False,
+) -> Any:
+    """A trained scikit-learn tree or tree ensemble as the project's model.
+
+    Parameters as for :func:`import_sklearn_tree`; ``source`` may also hold a
+    ``RandomForestClassifier``, ``ExtraTreesClassifier`` or ``GradientBoostingClassifier``.
+
+    Returns
+    -------
+    DecisionTree, Forest or BoostedTrees
+        Predicts what the estimator predicts on every input of the features' domains.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, skops.io
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> rf = RandomForestClassifier(n_estimators=3, random_state=0).fit([[0], [1]] * 3, [0, 1] * 3)
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "forest.skops"
+    >>> skops.io.dump(rf, path)
+    >>> forest = import_sklearn_model(path)
+    >>> forest.json_type, len(forest.trees), forest.predict({"x0": 1.0})
+    ('forest', 3, 1)
+    """
+    if features is not None and features_from is not None:
+        raise InvalidModelError("give the features or a table to type them from, not both")
+    if isinstance(source, (str, os.PathLike)):
+        estimator = load_estimator(source, trust_pickle=trust_pickle)
+    else:
+        estimator = check_estimator(source)
+    if type(estimator).__name__ == "DecisionTreeClassifier":
+        return import_sklearn_tree(
+            estimator, features=features, features_from=features_from, target=target
+        )
+    from xpg.models.ensemble import ensemble_from_sklearn
+
+    if features_from is not None:
+        declared: list[Feature] | None = features_from_table(estimator, features_from, target)
+    elif features is not None:
+        declared = order_features(estimator, features)
+    else:
+        declared = None
+    return ensemble_from_sklearn(estimator, declared)

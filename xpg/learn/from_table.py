@@ -1,6 +1,7 @@
 """Models learned from a data table, in one call: split, fit, compile, measure.
 
-:func:`learn_tree_from_table` trains scikit-learn's ``DecisionTreeClassifier`` and
+:func:`learn_tree_from_table` trains scikit-learn's ``DecisionTreeClassifier``,
+:func:`learn_ensemble_from_table` a random forest, extra trees or gradient boosting, and
 :func:`learn_list_from_table` a RIPPER decision list and :func:`learn_risk_score_from_table` a
 BBM-RS risk score on a table (a pandas ``DataFrame`` or a
 file :func:`xpg.io.tables.read_table` reads).  The columns are typed and encoded by
@@ -429,6 +430,111 @@ def learn_risk_score_from_table(
         set(model.tested_features()),
     )
     return Learned(model, report, data, train, test)
+
+
+#: the scikit-learn ensembles ``learn_ensemble_from_table`` trains, by kind
+ENSEMBLE_LEARNERS: dict[str, str] = {
+    "forest": "RandomForestClassifier",
+    "extra-trees": "ExtraTreesClassifier",
+    "boosted": "GradientBoostingClassifier",
+}
+
+
+def learn_ensemble_from_table(
+    table: Any,
+    target: str,
+    kind: str = "forest",
+    *,
+    n_trees: int = 100,
+    max_depth: int | None = 6,
+    seed: int | None = 0,
+    test_size: float = 0.2,
+    missing: MissingPolicy = "drop-rows",
+    **params: Any,
+) -> Learned:
+    """A scikit-learn tree ensemble learned from a table, as the project's
+    :class:`~xpg.models.ensemble.Forest` or :class:`~xpg.models.ensemble.BoostedTrees`.
+
+    Categorical columns are given to scikit-learn as one column of category codes (their
+    positions in the feature's sorted values), so the model's features are the table's own
+    columns and an explanation names them.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or path
+    target : str
+    kind : {"forest", "extra-trees", "boosted"}
+        ``RandomForestClassifier``, ``ExtraTreesClassifier`` or ``GradientBoostingClassifier``.
+    n_trees, max_depth, seed, **params
+        ``n_estimators``, ``max_depth``, ``random_state`` and other parameters of the estimator
+        (``learning_rate`` for boosting, say).
+    test_size, missing
+        As for :func:`learn_tree_from_table`.
+
+    Returns
+    -------
+    Learned
+        ``model`` predicts what ``estimator`` predicts, on every input;
+        ``report.size`` is ``{"trees", "nodes", "depth"}``.
+
+    Raises
+    ------
+    InvalidDataError
+        As for :func:`learn_tree_from_table`; an unknown kind, a non-positive number of trees.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": [0, 1] * 20, "colour": ["red", "blue", "green", "red"] * 10,
+    ...                       "y": ["no", "yes"] * 20})
+    >>> learned = learn_ensemble_from_table(frame, "y", "boosted", n_trees=10, max_depth=2)
+    >>> learned.report.size, learned.report.test_accuracy
+    ({'trees': 10, 'nodes': 32, 'depth': 2}, 1.0)
+    >>> learned.model.predict({"a": 0, "colour": "green"})
+    'no'
+    """
+    import sklearn.ensemble
+
+    from xpg.models.ensemble import ensemble_from_sklearn, feature_number
+
+    if kind not in ENSEMBLE_LEARNERS:
+        raise InvalidDataError(
+            f"ensemble kind: expected one of {', '.join(ENSEMBLE_LEARNERS)}, found {kind!r}"
+        )
+    if isinstance(n_trees, bool) or not isinstance(n_trees, int) or n_trees < 1:
+        raise InvalidDataError(f"trees: expected a positive integer, found {n_trees!r}")
+    if max_depth is not None and max_depth < 1:
+        raise InvalidDataError(f"max depth: expected a positive integer, found {max_depth}")
+    data = prepare_table(table, target, missing=missing, encoding="ordinal")
+    _check_classes(data)
+    for f in data.features:
+        if f.kind == "categorical" and any(
+            feature_number(f, v) != float(k) for k, v in enumerate(f.values)
+        ):
+            raise InvalidDataError(
+                f"column {f.name!r}: a categorical column of numbers cannot be read by its codes"
+            )
+    train, test, stratified = split_rows(data.y, test_size, seed)
+    name = ENSEMBLE_LEARNERS[kind]
+    try:
+        est = getattr(sklearn.ensemble, name)(
+            n_estimators=n_trees, max_depth=max_depth, random_state=seed, **params
+        )
+        est.fit(data.X[train], data.y[train])
+    except (TypeError, ValueError) as err:
+        raise InvalidModelError(f"{name}: {err}") from None
+    model = ensemble_from_sklearn(est, data.features)
+    report = _report(
+        model.json_type,
+        model,
+        data,
+        train,
+        test,
+        stratified,
+        {"trees": len(model.trees), "nodes": model.n_nodes, "depth": model.max_depth},
+        set(model.tested_features()),
+    )
+    return Learned(model, report, data, train, test, est)
 
 
 def _report(

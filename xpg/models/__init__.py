@@ -3,8 +3,8 @@
 :mod:`~xpg.models.protocol` (the interface, :class:`Model`), :mod:`~xpg.models.registry`
 (the kinds by JSON type name), :mod:`~xpg.models.tree` (decision trees),
 :mod:`~xpg.models.decision_list` (decision lists), :mod:`~xpg.models.obdd` (OBDDs built with
-dd), :mod:`~xpg.models.omdd` (OMDDs given node by node) and :mod:`~xpg.models.risk_score`
-(risk scores).
+dd), :mod:`~xpg.models.omdd` (OMDDs given node by node), :mod:`~xpg.models.risk_score`
+(risk scores) and :mod:`~xpg.models.ensemble` (random forests and boosted trees).
 """
 
 from xpg.models.decision_list import (
@@ -12,6 +12,13 @@ from xpg.models.decision_list import (
     Rule,
     compile_decision_list,
     decision_list_to_obdd,
+)
+from xpg.models.ensemble import (
+    BoostedTrees,
+    EnsembleTree,
+    Forest,
+    TreeEnsemble,
+    ensemble_from_sklearn,
 )
 from xpg.models.obdd import OBDD, from_bdd
 from xpg.models.omdd import OMDD
@@ -26,6 +33,11 @@ from xpg.models.risk_score import RiskScore, compile_risk_score
 from xpg.models.tree import DecisionTree, Leaf, Split, compile_tree, tree_from_sklearn
 
 __all__ = [
+    "BoostedTrees",
+    "EnsembleTree",
+    "Forest",
+    "TreeEnsemble",
+    "ensemble_from_sklearn",
     "OBDD",
     "OMDD",
     "DecisionList",

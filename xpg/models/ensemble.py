@@ -76,8 +76,12 @@ from xpg.solvers.smt import SmtModel
 if TYPE_CHECKING:
     from pysmt.fnode import FNode
 
-#: the most product states :meth:`TreeEnsemble.to_decision_graph` visits by default
-GRAPH_NODE_BUDGET = 200_000
+#: the work :meth:`TreeEnsemble.to_decision_graph` may do by default, in edges made (an edge of
+#: the product diagram counts :data:`PRODUCT_EDGE_COST`, one of a single tree's diagram 1):
+#: about a second or two of compilation
+GRAPH_BUDGET = 1_000_000
+#: the cost of a product edge relative to a single-tree edge (what it takes in time)
+PRODUCT_EDGE_COST = 10
 
 
 class EnsembleTree(NamedTuple):
@@ -337,6 +341,22 @@ class TreeEnsemble:
         """Nothing to do: the arrays are checked when the ensemble is built, and every input
         reaches one leaf in each tree."""
 
+    def rounding_bound(self) -> float:
+        """A bound on how far each of :meth:`scores` (floating point, scikit-learn's order) is
+        from the exact sum of the same contributions (the leaves' floats, and for boosting
+        the rounded products ``scale * value``, added over the rationals, as
+        :meth:`smt_encoding` adds them): when the exact scores of an input are more than
+        twice this apart, both give the same class.
+
+        Examples
+        --------
+        >>> t = EnsembleTree(np.array([-1]), np.array([0.0]), np.array([-1]), np.array([-1]),
+        ...                  np.array([[0.25, 0.75]]))
+        >>> 0 < Forest([Feature.real("x")], [0, 1], [t, t], [0, 0], 0.5).rounding_bound() < 1e-14
+        True
+        """
+        return _rounding_slack(self)
+
     # -- sizes ---------------------------------------------------------------------------------
     @property
     def n_nodes(self) -> int:
@@ -490,13 +510,13 @@ class TreeEnsemble:
         return term
 
     # -- compilation ---------------------------------------------------------------------------
-    def to_decision_graph(self, budget: int = GRAPH_NODE_BUDGET) -> DecisionGraph:
+    def to_decision_graph(self, budget: int = GRAPH_BUDGET) -> DecisionGraph:
         """The exact decision graph of the ensemble (see :func:`compile_ensemble`).
 
         Raises
         ------
         GraphTooLargeError
-            When the compilation would visit more than ``budget`` product states.
+            When the compilation takes more than ``budget`` (see :func:`compile_ensemble`).
         """
         return compile_ensemble(self, budget=budget)
 
@@ -519,6 +539,23 @@ class Forest(TreeEnsemble):
 
     json_type: ClassVar[str] = "forest"
     _what: ClassVar[str] = "forest"
+
+    def __init__(
+        self,
+        features: Sequence[Feature],
+        classes: Sequence[Any],
+        trees: Sequence[EnsembleTree],
+        base: Any,
+        scale: float,
+    ) -> None:
+        super().__init__(features, classes, trees, base, scale)
+        if (self.base != 0).any():
+            raise InvalidModelError(f"forest: base: expected zeros, found {self.base.tolist()}")
+        if self.scale != 1.0 / len(self.trees):
+            raise InvalidModelError(
+                f"forest: scale: expected 1 / {len(self.trees)} trees = "
+                f"{1.0 / len(self.trees)!r}, found {self.scale!r}"
+            )
 
     def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
         total = np.zeros((len(leaves), self.n_scores), dtype=np.float64)
@@ -826,22 +863,23 @@ def _cells(f: Feature, cuts: np.ndarray) -> tuple[list[ValueSet], list[int]]:
     return cells, slots
 
 
-def compile_ensemble(model: TreeEnsemble, budget: int = GRAPH_NODE_BUDGET) -> DecisionGraph:
+def compile_ensemble(model: TreeEnsemble, budget: int = GRAPH_BUDGET) -> DecisionGraph:
     """The decision graph of a tree ensemble: a reduced ordered MDD over the cells between
     its thresholds, features in feature order.
 
-    Each tree is first made an ordered MDD whose terminals are its leaves; the product of
-    these, level by level, carries one state per tree (the node it has reached), and at the
-    last level the class is computed from the leaves reached exactly as :meth:`predict`
-    computes it (floating point, in scikit-learn's order).  A state whose class the
-    remaining features can no longer change (the bounds of the scores, widened by the
-    rounding error, do not overlap) goes straight to a terminal.
+    Each tree is first made an ordered MDD whose terminals are its leaves (a node is the set
+    of leaves still consistent with the cells chosen above it).  The product of these, level
+    by level, carries one state per tree, and at the last level the class is computed from
+    the leaves reached exactly as :meth:`TreeEnsemble.predict` computes it (floating point,
+    in scikit-learn's order).  A state whose class the remaining features can no longer
+    change (the bounds of the scores, widened by the rounding error, do not overlap) goes
+    straight to a terminal.
 
     Parameters
     ----------
     model : TreeEnsemble
     budget : int
-        The most product states visited before giving up.
+        The most work done before giving up, in edges made (:data:`GRAPH_BUDGET`).
 
     Raises
     ------
@@ -861,73 +899,87 @@ def compile_ensemble(model: TreeEnsemble, budget: int = GRAPH_NODE_BUDGET) -> De
     levels = _Levels(model)
     n_levels = len(levels.features)
     sizes = [len(c) for c in levels.cells]
+    cost = [0]
+
+    def spend(units: int) -> None:
+        cost[0] += units
+        if cost[0] > budget:
+            raise GraphTooLargeError(
+                f"the ensemble is too large for the graph route: compiling its "
+                f"{len(model.trees)} trees ({model.n_nodes} nodes) takes more than the "
+                f"budget of {budget} diagram edges; the SAT/SMT route is used instead"
+            )
+
     single = MDDBuilder(sizes)
-    roots, offsets = [], []
+    roots = []
     leaf_of: list[tuple[int, int]] = []  # single-terminal label -> (tree, leaf)
     for t, tree in enumerate(model.trees):
-        offsets.append(len(leaf_of))
-        leaf_of += [(t, int(n)) for n in tree.leaves]
-        roots.append(_tree_mdd(single, levels, tree, offsets[t]))
+        roots.append(_tree_mdd(single, levels, tree, t, leaf_of, spend))
+    # the single-tree diagrams as arrays, per level, for one vectorised step per product cell
+    n_single = len(single.level)
+    level = np.asarray(single.level, dtype=np.int64)
+    position = np.zeros(n_single, dtype=np.int64)
+    by_level: list[list[tuple[int, ...]]] = [[] for _ in range(n_levels)]
+    leaf = np.full(n_single, -1, dtype=np.int64)
+    for n in range(n_single):
+        if level[n] == n_levels:
+            leaf[n] = leaf_of[single.label[n]][1]
+        else:
+            position[n] = len(by_level[level[n]])
+            by_level[level[n]].append(single.children[n])
+    child = [
+        np.asarray(rows, dtype=np.int64).reshape(len(rows), sizes[lv])
+        for lv, rows in enumerate(by_level)
+    ]
     lo, hi = _score_bounds(model, single, leaf_of)
+    unit = _unit(model)
     slack = _rounding_slack(model)
-    values = [t.value for t in model.trees]
+    sign = model.decision == "sign"
     product = MDDBuilder(sizes)
-    memo: dict[tuple[int, ...], int] = {}
+    memo: dict[bytes, int] = {}
 
-    def decided(states: tuple[int, ...]) -> int | None:
-        low = model.base + sum(lo[s] for s in states) * _unit(model)
-        high = model.base + sum(hi[s] for s in states) * _unit(model)
-        if model.decision == "sign":
+    def decided(states: np.ndarray) -> int | None:
+        low = model.base + lo[states].sum(axis=0) * unit
+        high = model.base + hi[states].sum(axis=0) * unit
+        if sign:
             if low[0] > slack:
                 return 1
             if high[0] < -slack:
                 return 0
             return None
-        for a in range(len(low)):
-            others = np.delete(high, a)
-            if (low[a] - slack > others).all():
-                return a
+        a = int(np.argmax(low))
+        if (low[a] - slack > np.delete(high, a)).all():
+            return a
         return None
 
-    def leaf_class(states: tuple[int, ...]) -> int:
-        leaves = np.array([[leaf_of[single.label[s]][1] for s in states]], dtype=np.int64)
-        return int(model._decide(model._scores_of_leaves(leaves))[0])
-
-    def build(lv: int, states: tuple[int, ...]) -> int:
-        key = states
-        if key in memo:
-            return memo[key]
-        if len(memo) >= budget:
-            raise GraphTooLargeError(
-                f"the ensemble is too large for the graph route: compiling its "
-                f"{len(model.trees)} trees visits more than {budget} product states; "
-                "the SAT/SMT route is used instead"
-            )
+    def build(states: np.ndarray) -> int:
+        key = states.tobytes()
+        found_node = memo.get(key)
+        if found_node is not None:
+            return found_node
+        lv = int(level[states].min())
+        spend(PRODUCT_EDGE_COST * (sizes[lv] if lv < n_levels else 1))
         found = decided(states)
         if found is not None:
             node = product.terminal(found)
         elif lv == n_levels:
-            node = product.terminal(leaf_class(states))
+            scores = model._scores_of_leaves(leaf[states][None, :])
+            node = product.terminal(int(model._decide(scores)[0]))
         else:
-            here = [single.level[s] == lv for s in states]
+            here = np.flatnonzero(level[states] == lv)
+            moves = child[lv][position[states[here]]]  # (trees here, cells)
             kids = []
             for cell in range(sizes[lv]):
-                nxt = tuple(single.children[s][cell] if h else s for s, h in zip(states, here))
-                kids.append(build(_next_level(single, nxt, lv + 1, n_levels), nxt))
+                nxt = states.copy()
+                nxt[here] = moves[:, cell]
+                kids.append(build(nxt))
             node = product.node(lv, kids)
         memo[key] = node
         return node
 
-    start = tuple(roots)
-    root = build(_next_level(single, start, 0, n_levels), start)
-    del values
+    root = build(np.asarray(roots, dtype=np.int64))
     names = [model.features[j].name for j in levels.features]
     return product.to_decision_graph(root, model.features, model.classes, names, levels.cells)
-
-
-def _next_level(single: MDDBuilder, states: tuple[int, ...], lv: int, n_levels: int) -> int:
-    """The first level at or after ``lv`` that some state tests (``n_levels``: none)."""
-    return min([single.level[s] for s in states if single.level[s] >= lv] + [n_levels])
 
 
 def _unit(model: TreeEnsemble) -> float:
@@ -935,7 +987,9 @@ def _unit(model: TreeEnsemble) -> float:
 
 
 def _rounding_slack(model: TreeEnsemble) -> float:
-    """A bound on how far the floating-point scores can be from the exact ones."""
+    """A bound on how far the floating-point scores can be from the exact ones: ``T + 1``
+    roundings of relative error ``2**-53`` on sums of at most ``big`` in magnitude, with a
+    factor 8 to spare."""
     unit = _unit(model)
     big = float(np.abs(model.base).max()) + sum(
         float(np.abs(t.value).max()) * unit for t in model.trees
@@ -943,53 +997,89 @@ def _rounding_slack(model: TreeEnsemble) -> float:
     return 4.0 * (len(model.trees) + 2) * 2.0**-52 * big + 1e-300
 
 
-def _tree_mdd(single: MDDBuilder, levels: _Levels, tree: EnsembleTree, offset: int) -> int:
-    """The ordered MDD of one tree, its terminals the tree's leaves (``offset + k``)."""
+def _tree_mdd(
+    single: MDDBuilder,
+    levels: _Levels,
+    tree: EnsembleTree,
+    t: int,
+    leaf_of: list[tuple[int, int]],
+    spend: Any,
+) -> int:
+    """The ordered MDD of one tree, its terminals the tree's leaves (labels into ``leaf_of``).
+
+    A node is the set of leaves consistent with the cells chosen at the levels above (what
+    the tree still computes depends on nothing else), a bit mask over the leaves."""
     leaves = tree.leaves.tolist()
-    label = {leaf: offset + k for k, leaf in enumerate(leaves)}
-    result: int | None = None
-    # the paths, depth first, each a conjunction of (level, admitted cells)
+    labels = []
+    for leaf in leaves:
+        labels.append(len(leaf_of))
+        leaf_of.append((t, leaf))
+    # per level, per cell: the mask of the leaves whose path admits the cell
+    admits = [[0] * len(c) for c in levels.cells]
+    tested: list[set[int]] = [set() for _ in leaves]
     stack: list[tuple[int, dict[int, frozenset[int]]]] = [(0, {})]
+    k_of = {leaf: k for k, leaf in enumerate(leaves)}
     while stack:
         node, term = stack.pop()
         if tree.left[node] < 0:
-            target = single.terminal(label[node])
-            if result is None:
-                result = target
-            else:
-                conj = sorted(term.items())
-                result = single.ite_conjunction(conj, target, result)
+            k = k_of[node]
+            for lv, cells in term.items():
+                for cell in cells:
+                    admits[lv][cell] |= 1 << k
+            tested[k] = set(term)
             continue
         lv = levels.level[int(tree.feature[node])]
         cut = float(tree.threshold[node])
         everything = frozenset(range(len(levels.cells[lv])))
-        for child, side in ((int(tree.right[node]), False), (int(tree.left[node]), True)):
+        for kid, side in ((int(tree.right[node]), False), (int(tree.left[node]), True)):
             cells = term.get(lv, everything) & levels.admitted(lv, cut, side)
             if cells:
-                stack.append((child, {**term, lv: cells}))
-    assert result is not None
-    return result
+                stack.append((kid, {**term, lv: cells}))
+    used = sorted({lv for s in tested for lv in s})
+    everything_mask = (1 << len(leaves)) - 1
+    testing = {lv: sum(1 << k for k, s in enumerate(tested) if lv in s) for lv in used}
+    for lv in used:  # a leaf that does not test a level admits all its cells
+        free = everything_mask & ~testing[lv]
+        admits[lv] = [m | free for m in admits[lv]]
+    memo: dict[tuple[int, int], int] = {}
+
+    def build(i: int, mask: int) -> int:
+        if mask & (mask - 1) == 0:  # one leaf left
+            return single.terminal(labels[mask.bit_length() - 1])
+        while not mask & testing[used[i]]:  # no leaf left tests this level
+            i += 1
+        found = memo.get((i, mask))
+        if found is not None:
+            return found
+        lv = used[i]
+        spend(len(admits[lv]))
+        kids = [build(i + 1, mask & m) for m in admits[lv]]
+        memo[(i, mask)] = node = single.node(lv, kids)
+        return node
+
+    return build(0, everything_mask)
 
 
 def _score_bounds(
     model: TreeEnsemble, single: MDDBuilder, leaf_of: list[tuple[int, int]]
-) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-    """Per node of the single-tree MDDs, the least and greatest leaf value reachable."""
-    lo: dict[int, np.ndarray] = {}
-    hi: dict[int, np.ndarray] = {}
-    for n in range(len(single.level)):  # children are made before their parents
-        if single.level[n] == single.n_levels:
-            t, leaf = leaf_of[single.label[n]]
-            lo[n] = hi[n] = model.trees[t].value[leaf]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per node of the single-tree diagrams, the least and greatest leaf value reachable."""
+    n = len(single.level)
+    lo = np.zeros((n, model.n_scores))
+    hi = np.zeros((n, model.n_scores))
+    for k in range(n):  # children are made before their parents
+        if single.level[k] == single.n_levels:
+            t, leaf = leaf_of[single.label[k]]
+            lo[k] = hi[k] = model.trees[t].value[leaf]
         else:
-            kids = single.children[n]
-            lo[n] = np.min([lo[c] for c in kids], axis=0)
-            hi[n] = np.max([hi[c] for c in kids], axis=0)
+            kids = list(single.children[k])
+            lo[k] = lo[kids].min(axis=0)
+            hi[k] = hi[kids].max(axis=0)
     return lo, hi
 
 
 __all__ = [
-    "GRAPH_NODE_BUDGET",
+    "GRAPH_BUDGET",
     "BoostedTrees",
     "EnsembleTree",
     "Forest",

@@ -1,24 +1,35 @@
-"""Seeded random scikit-learn tree ensembles over small discrete domains, for exhaustive tests.
+"""Seeded random scikit-learn tree ensembles over small discrete domains, for exhaustive tests,
+and their exact explanations by exhaustive evaluation through scikit-learn's ``predict``
+(:func:`ensemble_oracle`).
 
 Examples
 --------
 >>> est, feats, points = random_sklearn_ensemble(0, "forest")
 >>> type(est).__name__, len(points) == len(set(map(tuple, points.tolist())))
 ('RandomForestClassifier', True)
+>>> est, feats, X = random_small_ensemble(0, "tied-forest")
+>>> oracle = ensemble_oracle(est, feats, dict(zip([f.name for f in feats], X[0].tolist())))
+>>> all(isinstance(a, frozenset) for a in oracle.axps)
+True
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from xpg.core.features import Feature
 from xpg.testing._seed import Seed, as_generator, as_random
+from xpg.testing.features import domain_values
+from xpg.testing.oracle import Oracle
 
 EnsembleKind = Literal["forest", "extra-trees", "boosted"]
 ENSEMBLE_KINDS: tuple[str, ...] = ("forest", "extra-trees", "boosted")
+#: the kinds of :func:`random_small_ensemble`
+SMALL_ENSEMBLE_KINDS: tuple[str, ...] = (*ENSEMBLE_KINDS, "tied-forest")
 
 
 def random_sklearn_ensemble(
@@ -74,4 +85,118 @@ def random_sklearn_ensemble(
     return est, feats, points
 
 
-__all__ = ["ENSEMBLE_KINDS", "EnsembleKind", "random_sklearn_ensemble"]
+def random_small_ensemble(
+    seed: Seed,
+    kind: str = "forest",
+    *,
+    n_features: int | None = None,
+    n_classes: int | None = None,
+    n_samples: int = 40,
+) -> tuple[Any, list[Feature], np.ndarray]:
+    """A small fitted ensemble (2-5 trees of depth 2-3) on random discrete data, for the
+    explanation tests.
+
+    Features are boolean, integer (``0..2`` or ``0..3``) or categorical with numeric codes
+    (``1, 4, 6``); labels are a noisy function of a few columns, 2 or 3 classes.  Few samples
+    and few trees make exact ties between classes common (scikit-learn then takes the first
+    class).
+
+    Parameters
+    ----------
+    seed : int, random.Random or numpy Generator
+    kind : {"forest", "extra-trees", "boosted", "tied-forest"}
+        ``"tied-forest"``: 2 or 4 unbounded trees without bootstrap, so that most leaves
+        are pure and many inputs get exactly tied votes.
+
+    Returns
+    -------
+    (estimator, features, X)
+    """
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+
+    rng = as_random(seed)
+    nrng = as_generator(rng)
+    m = n_features if n_features is not None else rng.randint(2, 4)
+    k = n_classes if n_classes is not None else rng.choice([2, 2, 3])
+    feats: list[Feature] = []
+    cols = []
+    for j in range(m):
+        choice = rng.choice(["boolean", "integer", "categorical"])
+        if choice == "boolean":
+            feats.append(Feature.boolean(f"f{j}"))
+        elif choice == "integer":
+            feats.append(Feature.integer(f"f{j}", 0, rng.choice([2, 3])))
+        else:
+            feats.append(Feature.categorical(f"f{j}", [1, 4, 6]))
+        values = domain_values(feats[-1])
+        cols.append(nrng.choice(np.asarray(values, dtype=float), n_samples))
+    X = np.column_stack(cols)
+    w = nrng.normal(size=m)
+    # tied forests: labels a function of the inputs, so that unbounded trees have pure leaves
+    noise = 0.0 if kind == "tied-forest" else 1.0
+    score = X @ w + nrng.normal(0, noise, n_samples)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]))
+    if len(set(y.tolist())) < 2:
+        y[0] = 1 - y[0] if k == 2 else (y[0] + 1) % k
+    trees, depth, state = rng.randint(2, 5), rng.choice([2, 3]), rng.randrange(10_000)
+    if kind == "forest":
+        est: Any = RandomForestClassifier(n_estimators=trees, max_depth=depth, random_state=state)
+    elif kind == "extra-trees":
+        est = ExtraTreesClassifier(n_estimators=trees, max_depth=depth, random_state=state)
+    elif kind == "tied-forest":  # an even number of trees with (nearly) pure leaves: ties
+        est = RandomForestClassifier(
+            n_estimators=rng.choice([2, 4]), bootstrap=False, max_features=1, random_state=state
+        )
+    elif kind == "boosted":
+        est = GradientBoostingClassifier(
+            n_estimators=trees,
+            max_depth=depth,
+            learning_rate=rng.choice([0.1, 0.5, 1.0]),
+            random_state=state,
+        )
+    else:
+        raise ValueError(f"kind: expected one of {SMALL_ENSEMBLE_KINDS}, found {kind!r}")
+    return est.fit(X, y), feats, X
+
+
+def ensemble_oracle(
+    estimator: Any,
+    features: Sequence[Feature],
+    instance: Mapping[str, Any],
+    columns: Any = None,
+) -> Oracle:
+    """Every AXp and CXp of ``estimator``'s prediction on ``instance``, by evaluating
+    scikit-learn's ``predict`` on every point of the finite domain (``columns(row)``, when
+    given, turns a feature-level row into the estimator's columns: feature groups).
+    """
+    names = [f.name for f in features]
+    grid = {f.name: domain_values(f) for f in features}
+
+    def predict_many(rows: list[dict[str, Any]]) -> Sequence[Any]:
+        if columns is None:
+            M = np.asarray([[float(r[n]) for n in names] for r in rows], dtype=float)
+        else:
+            M = np.asarray([columns(r) for r in rows], dtype=float)
+        return [x.item() if isinstance(x, np.generic) else x for x in estimator.predict(M)]
+
+    return Oracle.of_model(
+        lambda row: predict_many([row])[0],
+        list(features),
+        grid,
+        instance,
+        predict_many=predict_many,
+    )
+
+
+__all__ = [
+    "ENSEMBLE_KINDS",
+    "SMALL_ENSEMBLE_KINDS",
+    "EnsembleKind",
+    "ensemble_oracle",
+    "random_sklearn_ensemble",
+    "random_small_ensemble",
+]

@@ -25,7 +25,7 @@ Examples
 >>> model = ensemble_from_sklearn(rf)
 >>> with EnsembleExplainer(model, list(X[0])) as ex:
 ...     ex.route, ex.prediction, ex.find_axp(), ex.find_cxp()
-('sat-pb', 0, ('x2',), ('x2',))
+('sat-pb', 0, ('x3',), ('x3',))
 
 References
 ----------
@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from xpg.errors import InvalidQueryError
-from xpg.explain.ensemble.oracle import ROUTE_OF, EnsembleOracle
+from xpg.explain.ensemble.oracle import ROUTE_OF, Backend, EnsembleOracle
 from xpg.explain.ensemble.queries import (
     EnsembleEnumerator,
     as_names,
@@ -145,7 +145,7 @@ class EnsembleExplainer(SolverOwner):
             self.features = [f.name for f in model.features]
         else:
             space = CellSpace(model, instance, groups)
-            backend = "lra" if route == "smt" else "pb"
+            backend: Backend = "lra" if route == "smt" else "pb"
             self._oracle = EnsembleOracle(space, backend, shortcuts=shortcuts)
             self.route = ROUTE_OF[backend]
             self.prediction = self._oracle.prediction_label
@@ -299,10 +299,10 @@ class EnsembleExplainer(SolverOwner):
             from xpg.explain.relevance import classify_features
 
             result = classify_features(self._xg)
-            classes = {name: "irrelevant" for name in self.features}
-            classes.update(result.classes)
+            every: dict[str, Any] = {name: "irrelevant" for name in self.features}
+            every.update(result.classes)
             return FeatureClassification(
-                classes,  # type: ignore[arg-type]
+                every,
                 self.route,  # type: ignore[arg-type]
                 result.sat_calls,
                 result.enumerated,

@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, Literal, get_args
@@ -88,8 +89,15 @@ BACKENDS: tuple[str, ...] = get_args(Backend)
 ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
 #: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
 EXHAUSTIVE_LIMIT = 2048
+#: boxes the branch and bound may visit (with ``shortcuts``) before the solver decides
+BNB_NODES = 200
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
 _PB_SCALE_BITS = 24
+
+
+class OracleTimeout(Exception):
+    """Raised by :meth:`EnsembleOracle.check` once :attr:`EnsembleOracle.deadline` has passed
+    (the enumeration's time budget); internal, never escapes the queries that set it."""
 
 
 class _Pair:
@@ -139,6 +147,7 @@ class EnsembleOracle(SolverOwner):
         *,
         shortcuts: bool = True,
         exhaustive_limit: int = EXHAUSTIVE_LIMIT,
+        bnb_nodes: int = BNB_NODES,
     ) -> None:
         if backend not in BACKENDS:
             raise InvalidQueryError(
@@ -149,10 +158,16 @@ class EnsembleOracle(SolverOwner):
         self.backend = backend
         self.shortcuts = shortcuts
         self.exhaustive_limit = exhaustive_limit if shortcuts else 0
+        self.bnb_nodes = bnb_nodes
+        #: a ``time.perf_counter()`` after which a check raises :class:`OracleTimeout`
+        self.deadline: float | None = None
+        #: after a check answered None by a solver proof: the fixed features the proof used
+        #: (an unsatisfiable core, itself a weak AXp), else None
+        self.last_core: list[int] | None = None
         self.n_features = len(space.features)
         base_row = space.rows(np.asarray([space.instance_cell]))
-        self.prediction_label = self.model.predict_batch(base_row)[0]
-        self.prediction = self._class_index(self.prediction_label)
+        self.prediction = self._class_index(self.model.predict_batch(base_row)[0])
+        self.prediction_label = self.model.classes[self.prediction]
         self.calls = self.solver_calls = self.refinements = 0
         self._leaf_table()
         self._pairs = self._vote_pairs()
@@ -176,7 +191,10 @@ class EnsembleOracle(SolverOwner):
         space = self.space
         full = [(1 << k) - 1 for k in space.n_cells]
         inst = space.instance_cell
-        leaf_tree, leaf_node, dis_rows = [], [], []
+        leaf_tree: list[int] = []
+        leaf_node: list[int] = []
+        dis_rows: list[list[int]] = []
+        leaf_allowed: list[dict[int, int]] = []
         #: per tree: node -> its parent's reach (node, literal) or None at the root
         self._reach: list[dict[int, tuple[int, int, bool] | None]] = []
         self._alias: list[dict[int, int]] = []  # a node reached exactly when an ancestor is
@@ -193,10 +211,12 @@ class EnsembleOracle(SolverOwner):
                     leaf_tree.append(t)
                     leaf_node.append(n)
                     dis_rows.append(sorted(i for i, m in allowed.items() if not m >> inst[i] & 1))
+                    leaf_allowed.append(allowed)
                     continue
                 i = int(feat[n])
                 lc = left[n]
-                lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << k for k in lc)
+                assert lc is not None
+                lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << c for c in lc)
                 here = allowed.get(i, full[i])
                 go_l, go_r = here & lmask, here & ~lmask & full[i]
                 src = alias.get(n, n)
@@ -218,7 +238,24 @@ class EnsembleOracle(SolverOwner):
             if cols:
                 dis[row, cols] = True
         self._dis = dis
-        self._leaf_index = {(t, n): k for k, (t, n) in enumerate(zip(leaf_tree, leaf_node))}
+        # the boxes of the leaves, for the branch and bound: cell ranges [lo, hi) of ordered
+        # features, cell sets of groups
+        n_leaves = len(leaf_node)
+        lo = np.zeros((n_leaves, self.n_features), dtype=np.int64)
+        hi = np.tile(np.asarray(space.n_cells, dtype=np.int64), (n_leaves, 1))
+        sets = {
+            i: np.ones((n_leaves, k), dtype=bool)
+            for i, k in enumerate(space.n_cells)
+            if not space.ordered[i]
+        }
+        for row, allowed in enumerate(leaf_allowed):
+            for i, m in allowed.items():
+                if space.ordered[i]:
+                    lo[row, i] = (m & -m).bit_length() - 1
+                    hi[row, i] = m.bit_length()
+                else:
+                    sets[i][row] = [bool(m >> c & 1) for c in range(space.n_cells[i])]
+        self._box_lo, self._box_hi, self._box_sets = lo, hi, sets
 
     def _contributions(self) -> tuple[list[np.ndarray], np.ndarray]:
         """Per tree, the float each node adds to each score (as the model adds it), and the
@@ -278,6 +315,7 @@ class EnsembleOracle(SolverOwner):
         none exists."""
         self._check_open()
         self.calls += 1
+        self.last_core = None
         mask = np.zeros(self.n_features, dtype=bool)
         mask[list(fixed)] = True
         free = np.flatnonzero(~mask)
@@ -293,6 +331,9 @@ class EnsembleOracle(SolverOwner):
                 return None
             found = self._greedy(free)
             if found is not None:
+                return found
+            decided, found = self._branch_and_bound(mask, self.bnb_nodes)
+            if decided:
                 return found
         return self._solve(mask)
 
@@ -312,6 +353,74 @@ class EnsembleOracle(SolverOwner):
         cells[:, free] = grid
         other = np.flatnonzero(self._others(cells))
         return cells[other[0]] if len(other) else None
+
+    def _may_beat(self, bound: float, pair: _Pair) -> bool:
+        """Can a sum whose upper bound is ``bound`` make ``pair``'s class beat the prediction?"""
+        if self._eps == 0.0:
+            return bound > 0 or (bound == 0 and not pair.strict)
+        return bound >= -2 * self._eps
+
+    def _branch_and_bound(self, fixed: np.ndarray, budget: int) -> tuple[bool, np.ndarray | None]:
+        """Depth-first branch and bound over boxes of cells: (decided, witness).
+
+        A box's bound lets each tree take its best leaf among those meeting the box; a box
+        whose bound cannot beat the prediction is dropped; when the best leaves of the trees
+        meet in a common cell choice, that input is evaluated with the model; otherwise the
+        box is split on a feature where two best leaves disagree.  ``decided`` is False when
+        more than ``budget`` boxes were needed (the solver then decides).
+        """
+        space = self.space
+        inst = np.asarray(space.instance_cell, dtype=np.int64)
+        k = np.asarray(space.n_cells, dtype=np.int64)
+        starts = np.asarray(self._tree_start[:-1])
+        tree_of = self._leaf_tree
+        box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
+        nodes = 0
+        for pair in self._pairs:
+            stack = [(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k))]
+            while stack:
+                lo, hi = stack.pop()
+                nodes += 1
+                if nodes > budget:
+                    return False, None
+                if nodes % 64 == 0:
+                    self._check_deadline()
+                compat = ((box_lo < hi) & (box_hi > lo)).all(axis=1)
+                for i, m in box_sets.items():
+                    compat &= m[:, lo[i] : hi[i]].any(axis=1)
+                vals = np.where(compat, pair.u, -np.inf)
+                seg = np.maximum.reduceat(vals, starts)
+                if not self._may_beat(float(seg.sum()) + float(pair.const), pair):
+                    continue
+                best = np.flatnonzero(vals == seg[tree_of])
+                first = best[np.unique(tree_of[best], return_index=True)[1]]
+                ilo = np.maximum(lo, box_lo[first].max(axis=0))
+                ihi = np.minimum(hi, box_hi[first].min(axis=0))
+                conflicted = np.asarray(ilo >= ihi, dtype=bool)
+                cells = ilo.copy()
+                for i, m in box_sets.items():
+                    common = np.asarray(m[first].all(axis=0), dtype=bool)
+                    common[: lo[i]] = False
+                    common[hi[i] :] = False
+                    if common.any():
+                        cells[i] = int(np.argmax(common))
+                    else:
+                        conflicted[i] = True
+                if not conflicted.any() and self._others(cells[None, :])[0]:
+                    return True, cells
+                wide = (hi - lo) > 1
+                pick = np.flatnonzero(conflicted & wide)
+                if not len(pick):
+                    pick = np.flatnonzero(wide)
+                    if not len(pick):
+                        continue  # one input, evaluated: a near-tie the floats decide
+                i = int(pick[np.argmax((hi - lo)[pick])])
+                cut = int(ihi[i]) if conflicted[i] and space.ordered[i] else int(lo[i] + hi[i]) // 2
+                left_hi, right_lo = hi.copy(), lo.copy()
+                left_hi[i], right_lo[i] = cut, cut
+                stack.append((right_lo, hi))
+                stack.append((lo, left_hi))
+        return True, None
 
     def _bound_excludes(self, fixed: np.ndarray) -> bool:
         """True when, even with every tree free to choose its best leaf among those the fixed
@@ -361,6 +470,15 @@ class EnsembleOracle(SolverOwner):
         return None
 
     # -- the solver --------------------------------------------------------------------------
+    def _check_deadline(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline); raise once it has passed."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.perf_counter()
+        if left <= 0:
+            raise OracleTimeout
+        return left
+
     def _solve(self, fixed: np.ndarray) -> np.ndarray | None:
         import z3
 
@@ -370,9 +488,15 @@ class EnsembleOracle(SolverOwner):
         assumptions = [self._sel[i] for i in np.flatnonzero(fixed).tolist()]
         while True:
             self.solver_calls += 1
+            left = self._check_deadline()
+            s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
             answer = s.check(*assumptions)
             if answer == z3.unsat:
+                core = {str(a) for a in s.unsat_core()}
+                self.last_core = [i for i in range(self.n_features) if f"s{i}" in core]
                 return None
+            if answer == z3.unknown and self.deadline is not None:
+                self._check_deadline()
             if answer != z3.sat:
                 raise InvalidQueryError(f"the z3 solver answered {answer}: {s.reason_unknown()}")
             cells = self._decode(s.model())
@@ -496,6 +620,18 @@ class EnsembleOracle(SolverOwner):
         return f"(>= {total} {_real(-Fraction(self._eps))})"
 
     def _vote_pb(self, pair: _Pair, leaf_names: list[str]) -> str:
+        weights, bound = self._integer_vote(pair)
+        kept = [(v, w) for v, w in zip(leaf_names, weights) if w != 0]
+        if not kept:
+            return "true" if bound <= 0 else "false"
+        ws = " ".join(str(w) for _, w in kept)
+        vs = " ".join(v for v, _ in kept)
+        return f"((_ pbge {bound} {ws}) {vs})"
+
+    def _integer_vote(self, pair: _Pair) -> tuple[list[int], int]:
+        """Integer weights per leaf and a bound: ``sum(weights of the leaves reached) >=
+        bound`` holds whenever ``pair``'s class beats the prediction (exactly when the sums
+        are exact)."""
         if self._exact_bits is not None:
             scale = Fraction(2) ** self._exact_bits
             weights = [int(w * scale) for w in pair.u_exact]
@@ -509,12 +645,7 @@ class EnsembleOracle(SolverOwner):
             const = round(pair.const * scale)
             slack = Fraction(self._eps) * scale + Fraction(len(self.model.trees) + 1, 2)
             bound = -const - math.ceil(slack)
-        kept = [(v, w) for v, w in zip(leaf_names, weights) if w != 0]
-        if not kept:
-            return "true" if bound <= 0 else "false"
-        ws = " ".join(str(w) for _, w in kept)
-        vs = " ".join(v for v, _ in kept)
-        return f"((_ pbge {bound} {ws}) {vs})"
+        return weights, bound
 
 
 def _real(x: Fraction) -> str:
@@ -533,4 +664,4 @@ def _dyadic_bits(numbers: np.ndarray, magnitude: float, max_bits: int = 30) -> i
     return None
 
 
-__all__ = ["BACKENDS", "ROUTE_OF", "EnsembleOracle"]
+__all__ = ["BACKENDS", "ROUTE_OF", "EnsembleOracle", "OracleTimeout"]

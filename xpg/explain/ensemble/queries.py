@@ -41,8 +41,14 @@ from typing import Any
 import numpy as np
 
 from xpg.errors import InvalidSeedError
-from xpg.explain.ensemble.oracle import EnsembleOracle
-from xpg.explain.marco import Explanation, ExplanationKind, _checked_limit, _checked_timeout
+from xpg.explain.ensemble.oracle import EnsembleOracle, OracleTimeout
+from xpg.explain.marco import (
+    EnumerationResult,
+    Explanation,
+    ExplanationKind,
+    _checked_limit,
+    _checked_timeout,
+)
 from xpg.solvers.lifecycle import SolverOwner
 
 
@@ -72,10 +78,15 @@ def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
             f"the seed {names} is not a weak AXp: freeing the other features already allows "
             "another prediction"
         )
+    if oracle.last_core is not None:
+        current = [u for u in current if u in set(oracle.last_core)]
     for v in list(current):
+        if v not in current:
+            continue
         trial = [u for u in current if u != v]
         if oracle.check(trial) is None:
-            current = trial
+            core = oracle.last_core  # a weak AXp inside trial: free the rest at once
+            current = trial if core is None else [u for u in trial if u in set(core)]
     return current
 
 
@@ -161,6 +172,10 @@ class EnsembleEnumerator(SolverOwner):
     def _release(self) -> None:
         self._solver.delete()
 
+    def result(self) -> EnumerationResult:
+        """What was found so far, whether the lists are complete, the time and the SAT calls."""
+        return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
+
     def _out_of_budget(self, start: float) -> bool:
         if self.limit is not None and len(self.axps) + len(self.cxps) >= self.limit:
             return True
@@ -173,8 +188,10 @@ class EnsembleEnumerator(SolverOwner):
         if self._started:
             raise SolverClosedError("an EnsembleEnumerator can be iterated only once")
         self._started = True
-        oracle, names = self.oracle, self.oracle.space.names
+        oracle = self.oracle
         start = time.perf_counter()
+        if self.timeout is not None:
+            oracle.deadline = start + self.timeout
         try:
             while not self._out_of_budget(start):
                 self.sat_calls += 1
@@ -183,23 +200,33 @@ class EnsembleEnumerator(SolverOwner):
                     return
                 model = self._solver.get_model()
                 fixed = [v for v in self._tested if model[v] > 0]
-                witness = oracle.check(fixed)
-                if witness is None:
-                    axp = axp_from_fixed(oracle, fixed)
-                    self._solver.add_clause([-(v + 1) for v in axp])
-                    self.axp_sets.append(axp)
-                    found = Explanation("axp", tuple(names[v] for v in axp))
-                    self.axps.append(found.features)
-                else:
-                    cxp = shrink_weak_cxp(oracle, changed(oracle, witness))
-                    self._solver.add_clause([v + 1 for v in cxp])
-                    self.cxp_sets.append(cxp)
-                    found = Explanation("cxp", tuple(names[v] for v in cxp))
-                    self.cxps.append(found.features)
+                try:
+                    found = self._next(fixed)
+                except OracleTimeout:
+                    return
                 self.seconds = time.perf_counter() - start
                 yield found
         finally:
+            oracle.deadline = None
             self.seconds = time.perf_counter() - start
+
+    def _next(self, fixed: list[int]) -> Explanation:
+        """The explanation of one model of the solver, recorded and blocked."""
+        oracle, names = self.oracle, self.oracle.space.names
+        witness = oracle.check(fixed)
+        if witness is None:
+            axp = axp_from_fixed(oracle, fixed)
+            self._solver.add_clause([-(v + 1) for v in axp])
+            self.axp_sets.append(axp)
+            found = Explanation("axp", tuple(names[v] for v in axp))
+            self.axps.append(found.features)
+        else:
+            cxp = shrink_weak_cxp(oracle, changed(oracle, witness))
+            self._solver.add_clause([v + 1 for v in cxp])
+            self.cxp_sets.append(cxp)
+            found = Explanation("cxp", tuple(names[v] for v in cxp))
+            self.cxps.append(found.features)
+        return found
 
 
 def smallest_explanation(

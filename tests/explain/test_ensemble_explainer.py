@@ -1,0 +1,236 @@
+"""Tree-ensemble explanations against exhaustive evaluation through scikit-learn's predict.
+
+Random small forests, extra trees and boosted ensembles (binary and multi-class) over small
+discrete domains: every AXp and CXp enumerated equals the brute-force answer (minimal
+sufficient / minimal contrastive sets over every completion), on every route; membership,
+feature classes and smallest explanations agree with it; the verifier accepts the answers.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from xpg.core.feature_space import FeatureGroup
+from xpg.core.features import Feature
+from xpg.errors import (
+    InvalidFeatureError,
+    InvalidInstanceError,
+    InvalidQueryError,
+    InvalidSeedError,
+    SolverClosedError,
+)
+from xpg.explain.ensemble import CellSpace, EnsembleExplainer, EnsembleOracle
+from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.testing import domain_values
+from xpg.testing.ensembles import SMALL_ENSEMBLE_KINDS as ENSEMBLE_KINDS
+from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
+
+
+def _family(items):
+    return {frozenset(x) for x in items}
+
+
+def _case(seed: int, kind: str):
+    est, feats, X = random_small_ensemble(seed, kind)
+    model = ensemble_from_sklearn(est, feats)
+    rng = np.random.default_rng(seed)
+    x = {f.name: rng.choice(domain_values(f)).item() for f in feats}
+    return est, feats, model, x
+
+
+# hundreds of cases with the default shortcuts (mostly exhaustive evaluation of the free cells)
+@pytest.mark.parametrize("kind", ENSEMBLE_KINDS)
+def test_enumeration_equals_brute_force_on_many_ensembles(kind: str) -> None:
+    for seed in range(50):
+        est, feats, model, x = _case(seed, kind)
+        oracle = ensemble_oracle(est, feats, x)
+        with EnsembleExplainer(model, x) as ex:
+            assert ex.prediction == est.predict(np.array([[float(x[f.name]) for f in feats]]))[0]
+            result = ex.enumerate()
+            assert result.complete
+            assert _family(result.axps) == oracle.axps, (seed, kind)
+            assert _family(result.cxps) == oracle.cxps, (seed, kind)
+            assert frozenset(ex.find_axp()) in oracle.axps
+            cxp = ex.find_cxp()
+            assert (cxp is None) == (not oracle.cxps)
+            assert cxp is None or frozenset(cxp) in oracle.cxps
+
+
+# the solver alone (no shortcut), both backends, and the graph route
+@pytest.mark.parametrize("route", ["sat", "smt", "graph"])
+@pytest.mark.parametrize("kind", ENSEMBLE_KINDS)
+def test_every_route_agrees_with_brute_force(route: str, kind: str) -> None:
+    seeds = range(100, 112) if route != "smt" else range(100, 106)
+    for seed in seeds:
+        est, feats, model, x = _case(seed, kind)
+        oracle = ensemble_oracle(est, feats, x)
+        with EnsembleExplainer(model, x, route, shortcuts=False) as ex:
+            result = ex.enumerate()
+            assert result.complete
+            assert _family(result.axps) == oracle.axps, (seed, kind, route)
+            assert _family(result.cxps) == oracle.cxps, (seed, kind, route)
+
+
+def test_the_cases_include_ties() -> None:
+    """Exact ties between the best classes occur on the grids the tests evaluate."""
+    tied = 0
+    for seed in range(40):
+        est, feats, _, _ = _case(seed, "tied-forest")
+        grid = np.array(list(itertools.product(*[domain_values(f) for f in feats])), float)
+        proba = est.predict_proba(grid)
+        top = np.sort(proba, axis=1)
+        tied += int((top[:, -1] == top[:, -2]).any())
+    assert tied >= 10
+
+
+@pytest.mark.parametrize("kind", ENSEMBLE_KINDS)
+def test_membership_classes_and_smallest_agree_with_brute_force(kind: str) -> None:
+    for seed in range(200, 218):
+        est, feats, model, x = _case(seed, kind)
+        oracle = ensemble_oracle(est, feats, x)
+        members, necessary = oracle.members(), oracle.necessary()
+        with EnsembleExplainer(model, x, shortcuts=seed % 2 == 0) as ex:
+            for f in feats:
+                for k in ("axp", "cxp"):
+                    answer = ex.is_member(f.name, k)
+                    assert answer.member == (f.name in members), (seed, f.name)
+                    assert answer.route == "sat-pb"
+                    if answer.member:
+                        assert frozenset(answer.witness) in oracle.of_kind(k)
+                        assert f.name in answer.witness
+            classes = ex.classify_features()
+            assert set(classes.necessary) == necessary
+            assert set(classes.relevant) == members - necessary
+            assert set(classes.irrelevant) == {f.name for f in feats} - members
+            for k in ("axp", "cxp"):
+                small = ex.smallest_axp() if k == "axp" else ex.smallest_cxp()
+                assert small.optimal
+                size = oracle.smallest(k)
+                if size is None:
+                    assert small.features is None
+                else:
+                    assert len(small.features) == size
+                    assert frozenset(small.features) in oracle.of_kind(k)
+
+
+@pytest.mark.parametrize("backend", ["pb", "lra"])
+def test_the_oracle_layers_answer_alike(backend: str) -> None:
+    """Exhaustive evaluation, the bound and branch and bound, and the solver alone agree
+    with brute force on every set of fixed features."""
+    for seed in range(300, 316):
+        est, feats, model, x = _case(seed, ENSEMBLE_KINDS[seed % 4])
+        names = [f.name for f in feats]
+        grid = [domain_values(f) for f in feats]
+        pred = est.predict(np.array([[float(x[n]) for n in names]]))[0]
+        space = CellSpace(model, x)
+        oracles = [
+            EnsembleOracle(space, backend, shortcuts=False),
+            EnsembleOracle(space, backend, exhaustive_limit=0),
+            EnsembleOracle(space, backend, exhaustive_limit=0, bnb_nodes=0),
+        ]
+        for r in range(len(feats) + 1):
+            for fixed in itertools.combinations(range(len(feats)), r):
+                axes = [[x[n]] if i in fixed else grid[i] for i, n in enumerate(names)]
+                points = np.array(list(itertools.product(*axes)), dtype=float)
+                possible = bool((est.predict(points) != pred).any())
+                for o in oracles:
+                    w = o.check(fixed)
+                    assert (w is not None) == possible, (seed, fixed, o.shortcuts)
+                    if w is not None:
+                        row = [float(v) for v in space.values(w.tolist()).values()]
+                        assert est.predict(np.array([row]))[0] != pred
+        for o in oracles:
+            o.close()
+
+
+def test_verifier_accepts_the_answers() -> None:
+    from xpg.verify.verifier import Verifier
+
+    for seed, kind in [(400, "forest"), (401, "boosted"), (402, "extra-trees"), (403, "boosted")]:
+        est, feats, model, x = _case(seed, kind)
+        with EnsembleExplainer(model, x) as ex, Verifier(model) as v:
+            result = ex.enumerate()
+            for axp in result.axps:
+                assert v.verify_axp(x, axp).holds
+            for cxp in result.cxps:
+                assert v.verify_cxp(x, cxp).holds
+
+
+def test_feature_groups_on_one_hot_columns() -> None:
+    """A one-hot categorical feature is one feature, free over its own values only."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(7)
+    colour = FeatureGroup.one_hot("colour", ["red", "green", "blue"])
+    n = 60
+    c = rng.integers(0, 3, n)
+    a = rng.integers(0, 2, n)
+    onehot = np.eye(3)[c]
+    X = np.column_stack([onehot, a])
+    y = ((c == 1) | ((c == 2) & (a == 1))).astype(int)
+    y[rng.integers(0, n, 5)] ^= 1
+    est = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X, y)
+    cols = [Feature.boolean(name) for name in colour.columns] + [Feature.boolean("a")]
+    model = ensemble_from_sklearn(est, cols)
+    groups = [colour, Feature.boolean("a")]
+    feats = [colour.feature, Feature.boolean("a")]
+
+    def columns(row):
+        return [*colour.encode(row["colour"]), row["a"]]
+
+    for value in ["red", "green", "blue"]:
+        for av in (0, 1):
+            x = {"colour": value, "a": av}
+            oracle = ensemble_oracle(est, feats, x, columns=columns)
+            for shortcuts in (True, False):
+                with EnsembleExplainer(model, x, groups=groups, shortcuts=shortcuts) as ex:
+                    result = ex.enumerate()
+                    assert _family(result.axps) == oracle.axps
+                    assert _family(result.cxps) == oracle.cxps
+                    assert set(ex.features) == {"colour", "a"}
+    with pytest.raises(InvalidQueryError):
+        EnsembleExplainer(model, {"colour": "red", "a": 0}, "graph", groups=groups)
+
+
+def test_bad_input_gives_named_errors() -> None:
+    est, feats, model, x = _case(5, "forest")
+    with pytest.raises(InvalidInstanceError):
+        EnsembleExplainer(model, list(x.values())[:-1])
+    with pytest.raises(InvalidInstanceError):
+        EnsembleExplainer(model, {**x, "nope": 1})
+    with pytest.raises(InvalidInstanceError):
+        EnsembleExplainer(model, {**x, feats[0].name: 99})
+    with pytest.raises(InvalidQueryError):
+        EnsembleExplainer(model, x, "fast")  # type: ignore[arg-type]
+    with EnsembleExplainer(model, x) as ex:
+        with pytest.raises(InvalidFeatureError):
+            ex.is_member("nope")
+        with pytest.raises(InvalidQueryError):
+            ex.is_member(feats[0].name, "bxp")  # type: ignore[arg-type]
+        with pytest.raises(InvalidFeatureError):
+            ex.find_axp(seed=["nope"])
+        cxp = ex.find_cxp()
+        if cxp is not None:
+            with pytest.raises(InvalidSeedError):  # fixing nothing is no weak AXp
+                ex.find_axp(seed=[])
+    with pytest.raises(SolverClosedError):
+        ex.find_axp()
+
+
+def test_seeds_and_budgets() -> None:
+    for seed in range(500, 520):
+        est, feats, model, x = _case(seed, "forest")
+        oracle = ensemble_oracle(est, feats, x)
+        with EnsembleExplainer(model, x) as ex:
+            for axp in oracle.axps:  # a seed that is an AXp comes back whole
+                assert frozenset(ex.find_axp(seed=sorted(axp))) == axp
+            for cxp in oracle.cxps:
+                assert frozenset(ex.find_cxp(seed=sorted(cxp))) == cxp
+            total = len(oracle.axps) + len(oracle.cxps)
+            first = ex.enumerate(limit=1)
+            assert len(first.axps) + len(first.cxps) == 1
+            assert first.complete == (total == 0)
+            assert ex.enumerate(timeout=0).complete is False or total == 0
