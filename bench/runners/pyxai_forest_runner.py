@@ -86,7 +86,8 @@ def load(req):
 def predict(req):
     model = STATE["model"]
     rows = np.asarray(req["rows"], dtype=np.float64)
-    return {"predictions": [int(model.predict_instance(x)) for x in rows]}
+    # the class index (``predict_instance`` gives the class label)
+    return {"predictions": [int(model._predict_instance(x)) for x in rows]}
 
 
 def prepare(req):
@@ -119,7 +120,7 @@ def prepare(req):
     STATE.update(calls=calls, loops=loops)
     one = _reasons(outs["one"])
     cxp = _reasons(outs.get("cxp"))
-    prediction = explainer.target_prediction
+    prediction = explainer.cpp_target_prediction  # the class index (target_prediction: label)
     return {
         "prediction": int(prediction),
         "setup_s": setup_s,
