@@ -635,7 +635,11 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
             ).replace(" / ", ", "),
             _cell(r, "cxp_exact", "cxp_nonminimal", "cxp_invalid").replace(" / ", ", "),
             _cell(r, "verified_ok", "verified")
-            + (f" ({r['verified_unknown']} undecided)" if r.get("verified_unknown") else ""),
+            + (
+                f" ({r['verified_unknown']} undecided)"
+                if str(r.get("verified_unknown", "")) not in ("", "0")
+                else ""
+            ),
         ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     lines += [
