@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "table2": "bench.table2",
     "peers": "bench.peers_compare",
     "pyxai": "bench.pyxai_compare",
+    "ensembles": "bench.ensembles",
     "growth": "bench.growth",
     "core-speed": "bench.core_speed",
     "traversal": "bench.traversal_speed",
