@@ -111,7 +111,7 @@ def _choose_method(xg: ExplanationGraph, method: SmallestMethod | None) -> Small
     return method
 
 
-def _implicit_hitting_set(
+def implicit_hitting_set(
     dual_of: Callable[[list[int]], list[int] | None],
     best: list[int],
     max_iterations: int | None,
@@ -168,7 +168,7 @@ def _smallest(
             return None if path is None else shrink_weak_cxp(xg, zero_edge_vars(xg, path))
 
         best = axp_from_fixed(xg, tested)
-        result, optimal, iterations, lower = _implicit_hitting_set(
+        result, optimal, iterations, lower = implicit_hitting_set(
             cxp_outside, best, max_iterations, solver
         )
     else:
@@ -180,7 +180,7 @@ def _smallest(
             return axp_from_fixed(xg, [v for v in tested if v not in inside])
 
         best = shrink_weak_cxp(xg, zero_edge_vars(xg, first_path))
-        result, optimal, iterations, lower = _implicit_hitting_set(
+        result, optimal, iterations, lower = implicit_hitting_set(
             axp_outside, best, max_iterations, solver
         )
     return SmallestExplanation(

@@ -294,6 +294,19 @@ def import_sklearn_tree(
     """
     from xpg.models.tree import tree_from_sklearn
 
+    return tree_from_sklearn(
+        *_estimator_and_features(source, features, features_from, target, trust_pickle)
+    )
+
+
+def _estimator_and_features(
+    source: Any,
+    features: Sequence[Feature] | None,
+    features_from: Any,
+    target: str | None,
+    trust_pickle: bool,
+) -> tuple[Any, list[Feature] | None]:
+    """The estimator (loaded from a file, or checked) and its declared features, if any."""
     if features is not None and features_from is not None:
         raise InvalidModelError("give the features or a table to type them from, not both")
     if isinstance(source, (str, os.PathLike)):
@@ -301,12 +314,10 @@ def import_sklearn_tree(
     else:
         estimator = check_estimator(source)
     if features_from is not None:
-        declared: list[Feature] | None = features_from_table(estimator, features_from, target)
-    elif features is not None:
-        declared = order_features(estimator, features)
-    else:
-        declared = None
-    return tree_from_sklearn(estimator, declared)
+        return estimator, features_from_table(estimator, features_from, target)
+    if features is not None:
+        return estimator, order_features(estimator, features)
+    return estimator, None
 
 
 def import_sklearn_model(
@@ -338,22 +349,12 @@ def import_sklearn_model(
     >>> forest.json_type, len(forest.trees), forest.predict({"x0": 1.0})
     ('forest', 3, 1)
     """
-    if features is not None and features_from is not None:
-        raise InvalidModelError("give the features or a table to type them from, not both")
-    if isinstance(source, (str, os.PathLike)):
-        estimator = load_estimator(source, trust_pickle=trust_pickle)
-    else:
-        estimator = check_estimator(source)
-    if type(estimator).__name__ == "DecisionTreeClassifier":
-        return import_sklearn_tree(
-            estimator, features=features, features_from=features_from, target=target
-        )
     from xpg.models.ensemble import ensemble_from_sklearn
+    from xpg.models.tree import tree_from_sklearn
 
-    if features_from is not None:
-        declared: list[Feature] | None = features_from_table(estimator, features_from, target)
-    elif features is not None:
-        declared = order_features(estimator, features)
-    else:
-        declared = None
+    estimator, declared = _estimator_and_features(
+        source, features, features_from, target, trust_pickle
+    )
+    if type(estimator).__name__ == "DecisionTreeClassifier":
+        return tree_from_sklearn(estimator, declared)
     return ensemble_from_sklearn(estimator, declared)

@@ -49,6 +49,7 @@ from xpg.explain.marco import (
     _checked_limit,
     _checked_timeout,
 )
+from xpg.explain.smallest import implicit_hitting_set
 from xpg.solvers.lifecycle import SolverOwner
 
 
@@ -234,8 +235,6 @@ def smallest_explanation(
 ) -> tuple[list[int] | None, bool, int, int]:
     """A minimum-cardinality AXp or CXp by implicit hitting sets: (explanation or None,
     optimal, iterations, lower bound)."""
-    from pysat.examples.hitman import Hitman
-
     all_tested = tested(oracle)
     everything = set(range(oracle.n_features))
     first = oracle.check([])
@@ -256,18 +255,7 @@ def smallest_explanation(
                 return None
             return axp_from_fixed(oracle, [v for v in all_tested if v not in set(h)])
 
-    iterations = lower = 0
-    with Hitman(htype="sorted", solver=solver) as hitman:
-        while max_iterations is None or iterations < max_iterations:
-            hs = hitman.get()
-            h = sorted(hs) if hs else []
-            iterations += 1
-            lower = len(h)
-            dual = dual_of(h)
-            if dual is None:
-                return h, True, iterations, lower
-            hitman.hit(dual)
-    return best, len(best) == lower, iterations, lower
+    return implicit_hitting_set(dual_of, best, max_iterations, solver)
 
 
 def first_member_witness(
