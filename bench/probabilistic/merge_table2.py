@@ -24,7 +24,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the checkout's ``bench`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.probabilistic.common import DATASETS, REPO_ROOT, print_table, write_csv  # noqa: E402
-from bench.probabilistic.table2 import ROW_HEADER  # noqa: E402
+from bench.probabilistic.table2 import ROW_HEADER, summarise  # noqa: E402
 from xpg.io.atomic import write_text_atomic  # noqa: E402
 
 SIGNIFICANCE = 0.05
@@ -168,6 +168,51 @@ def markdown(summary: list[dict[str, str]], means: dict[tuple[str, str], float])
     )
 
 
+def join_shards(summary: list[dict[str, str]], rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """One summary line per dataset: a dataset run in shards (``table2.py --shard K/N``) gets
+    its line recomputed from the rows of all its shards; one run's line is kept as written.
+    Exits with an error if two runs measured the same instance."""
+    lines: dict[str, list[dict[str, str]]] = {}
+    for line in summary:
+        lines.setdefault(line["dataset"], []).append(line)
+    seen: set[tuple[str, str, str]] = set()
+    for r in rows:
+        key = (r["dataset"], r["instance"], r["method"])
+        if key in seen:
+            sys.exit(f"error: {key[0]} instance {key[1]} ({key[2]}) is in more than one run")
+        seen.add(key)
+    joined = []
+    for name, parts in lines.items():
+        if len(parts) == 1:
+            joined.append(parts[0])
+            continue
+        methods = [h.removesuffix(" err") for h in parts[0] if h.endswith(" err")]
+        outcomes: dict[str, dict[str, tuple | None]] = {m: {} for m in methods}
+        for r in rows:
+            if r["dataset"] == name and r["method"] in outcomes:
+                outcomes[r["method"]][r["instance"]] = (
+                    None
+                    if r["precision_error"] == ""
+                    else (
+                        float(r["precision_error"]),
+                        float(r["rule_loss"]),
+                        float(r["seconds"]),
+                        int(r["size"]),
+                        r["optimal"] == "True",
+                    )
+                )
+        instances = sorted(outcomes[methods[0]], key=int)
+        line = summarise(
+            name,
+            int(parts[0]["d"]),
+            float(parts[0]["acc"]),
+            {m: [outcomes[m].get(i) for i in instances] for m in methods},
+            methods,
+        )
+        joined.append(dict(zip(parts[0], map(str, line))))
+    return joined
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="folders of table2.py runs")
@@ -188,9 +233,7 @@ def main(argv: list[str] | None = None) -> None:
             header = fields  # runs before the "budget exceeded" column lack it
         summary += lines
         rows += read(folder / "table2.csv")[1]
-    names = [s["dataset"] for s in summary]
-    if len(set(names)) != len(names):
-        sys.exit(f"error: a dataset appears in more than one run: {sorted(names)}")
+    summary = join_shards(summary, rows)
     summary.sort(key=lambda s: order[s["dataset"]])
     rows.sort(key=lambda r: order[r["dataset"]])  # stable: instance order kept per dataset
     write_csv(args.out / "table2.csv", ROW_HEADER, [[r[h] for h in ROW_HEADER] for r in rows])

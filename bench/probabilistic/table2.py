@@ -132,6 +132,22 @@ def summarise(
     return line + [total - len(keep)]
 
 
+def shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` as ``(K, N)`` with ``0 <= K < N``.
+
+    >>> shard("1/2")
+    (1, 2)
+    """
+    k, _, n = text.partition("/")
+    try:
+        pair = int(k), int(n)
+    except ValueError:
+        pair = (-1, 0)
+    if not 0 <= pair[0] < pair[1]:
+        raise argparse.ArgumentTypeError(f"expected K/N with 0 <= K < N, got {text!r}")
+    return pair
+
+
 def shown(outcome: tuple | None) -> str:
     """A method's precision error on one instance, for the progress line."""
     return "budget exceeded" if outcome is None else f"{outcome[0]:.2f}"
@@ -168,6 +184,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="3 small datasets, 3 instances")
     parser.add_argument(
+        "--shard",
+        type=shard,
+        default=(0, 1),
+        metavar="K/N",
+        help="run only the instances n with n %% N == K (same seeds as a whole run); "
+        "merge_table2.py joins the shards",
+    )
+    parser.add_argument(
         "--out", type=Path, default=REPO_ROOT / "bench" / "results" / "probabilistic"
     )
     args = parser.parse_args(argv)
@@ -203,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
         task = prepare(name, directory, args.instances, args.eval_samples, args.max_rows, args.seed)
         results: dict[str, list[tuple | None]] = {m: [] for m in args.methods}
         for n, x in enumerate(task.instances):
+            if n % args.shard[1] != args.shard[0]:
+                continue
             for method in args.methods:
                 seed = args.seed * 100_003 + n
                 try:
@@ -236,6 +262,7 @@ def main(argv: list[str] | None = None) -> None:
                 + ", ".join(f"{m} {shown(results[m][-1])}" for m in args.methods),
                 flush=True,
             )
+            write_csv(args.out / "table2.csv", ROW_HEADER, rows)  # a dead run keeps its rows
         summary.append(summarise(name, task.d, task.accuracy, results, args.methods))
         write_csv(args.out / "table2.csv", ROW_HEADER, rows)
         write_csv(args.out / "table2_summary.csv", header, summary)

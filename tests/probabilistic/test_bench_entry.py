@@ -142,3 +142,31 @@ def test_cop_loss_scores_every_body_as_brute_force(monkeypatch: pytest.MonkeyPat
             assert abs(scores.error[i] - (sat / fires if fires else 0.0)) < 1e-12
         best = solve_rule(agree, same, k, encoding="cop", solver="rc2")
         assert best.objective == round(min(scores.loss) * m)
+
+
+def test_shards_merge_into_the_whole_run(bench_cli, tmp_path: Path) -> None:
+    """``--shard K/N`` runs every N-th instance with the whole run's seeds, and the merge
+    recomputes the dataset's summary from all shards: the same answers as one run."""
+    merge = importlib.import_module("bench.probabilistic.merge_table2")
+    argv = ["--datasets", "iris", "--instances", "3", "--deterministic-time", "1"]
+    argv += ["--methods", "cop", "sat"]
+    assert bench_cli.run("probabilistic", [*argv, "--out", str(tmp_path / "whole")]) == 0
+    for k in (0, 1):
+        out = str(tmp_path / f"shard{k}")
+        assert bench_cli.run("probabilistic", [*argv, "--shard", f"{k}/2", "--out", out]) == 0
+    merge.main([str(tmp_path / "shard0"), str(tmp_path / "shard1"), "--out", str(tmp_path / "m")])
+
+    def read(folder: str, name: str) -> list[dict[str, str]]:
+        with open(tmp_path / folder / name) as handle:
+            return [
+                {k: v for k, v in r.items() if "s(med)" not in k and k != "seconds"}
+                for r in csv.DictReader(handle)
+            ]
+
+    assert len(read("shard0", "table2.csv")) == 4 and len(read("shard1", "table2.csv")) == 2
+    whole, merged = read("whole", "table2.csv"), read("m", "table2.csv")
+    key = lambda r: (r["instance"], r["method"])  # noqa: E731
+    assert sorted(merged, key=key) == sorted(whole, key=key)
+    assert read("m", "table2_summary.csv") == read("whole", "table2_summary.csv")
+    with pytest.raises(SystemExit):
+        merge.main([str(tmp_path / "whole"), str(tmp_path / "shard0"), "--out", str(tmp_path)])

@@ -20,10 +20,11 @@ and Marques-Silva (IJCAI 2021), over the cells of :class:`~xpg.explain.ensemble.
   implies "``c`` beats ``p``": the difference of their scores, a sum over the trees of the
   leaf reached's contribution, is ``>= 0`` (``c`` before ``p``: argmax takes the first
   largest), ``> 0`` (``c`` after ``p``); for binary boosting, the score is ``>= 0`` (``p = 0``)
-  or ``< 0`` (``p = 1``); and one ``b_c`` holds.  Backend ``"pb"`` (route ``sat-pb``) states
-  it as a pseudo-Boolean constraint in z3's SAT core with cardinality and pseudo-Boolean
-  reasoning (logic ``QF_FD``); backend ``"lra"`` (route ``smt-lra``) as a sum of exact
-  rationals in linear real arithmetic.
+  or ``< 0`` (``p = 1``).  Backend ``"pb"`` (route ``sat-pb``) states it as a
+  pseudo-Boolean constraint in z3's SAT core with cardinality and pseudo-Boolean reasoning
+  (logic ``QF_FD``), over a ladder of each tree's leaf weights (``_vote_pb``); backend
+  ``"lra"`` (route ``smt-lra``) as a sum of exact rationals in linear real arithmetic.  The
+  solver is asked about one class at a time, assuming its ``b_c``.
 * **Fixing.** A selector ``s_i`` per feature implies that feature's instance cell; ``S`` is
   fixed by assuming the selectors of ``S``.  One solver lives as long as the oracle, and
   every question is one ``check`` under assumptions.
@@ -188,6 +189,12 @@ class EnsembleOracle(SolverOwner):
         self._pairs = self._vote_pairs()
         self._solver: Any = None
 
+    @property
+    def exact_vote(self) -> bool:
+        """True when the model's float sums are exact, so that the solver's vote constraint
+        is the model's function itself (no input it proposes is ever refuted)."""
+        return self._eps == 0.0
+
     def _release(self) -> None:
         if self._solver is not None:
             self._solver.reset()
@@ -285,6 +292,7 @@ class EnsembleOracle(SolverOwner):
         contrib, base = self._contributions()
         nodes = self._leaf_node
         per_leaf = np.stack([contrib[t][n] for t, n in zip(self._leaf_tree, nodes)])
+        self._per_leaf, self._base = per_leaf, np.asarray(base, dtype=float)
         p = self.prediction
         specs: list[tuple[int, bool, np.ndarray, np.ndarray]] = []  # (class, strict, +col, -col)
         if self.model.decision == "sign":
@@ -442,20 +450,21 @@ class EnsembleOracle(SolverOwner):
                 stack.append((lo, left_hi))
         return True, None
 
-    def _bound_excludes(self, fixed: np.ndarray) -> bool:
-        """True when, even with every tree free to choose its best leaf among those the fixed
-        features allow, no class beats the prediction (a sound proof of "no other class")."""
+    def _bounds(self, fixed: np.ndarray) -> list[float]:
+        """Per pair, an upper bound on its score difference: every tree free to choose its
+        best leaf among those the fixed features allow."""
         reach = ~self._dis[:, fixed].any(axis=1)
         starts = np.asarray(self._tree_start[:-1])
-        for pair in self._pairs:
-            best = np.maximum.reduceat(np.where(reach, pair.u, -np.inf), starts).sum()
-            bound = best + float(pair.const)
-            if self._eps == 0.0:
-                if bound > 0 or (bound == 0 and not pair.strict):
-                    return False
-            elif bound >= -2 * self._eps:
-                return False
-        return True
+        return [
+            float(np.maximum.reduceat(np.where(reach, pair.u, -np.inf), starts).sum())
+            + float(pair.const)
+            for pair in self._pairs
+        ]
+
+    def _bound_excludes(self, fixed: np.ndarray) -> bool:
+        """True when no pair's bound lets its class beat the prediction (a sound proof of
+        "no other class")."""
+        return not any(map(self._may_beat, self._bounds(fixed), self._pairs))
 
     def _margin(self, scores: np.ndarray) -> np.ndarray:
         """How far each row's best other class is from beating the prediction (larger:
@@ -500,40 +509,53 @@ class EnsembleOracle(SolverOwner):
         return left
 
     def _solve(self, fixed: np.ndarray) -> np.ndarray | None:
+        """Ask the solver, one class at a time (the likeliest first, by the independent-tree
+        bound): each question has one vote constraint, which the solver refutes much faster
+        than a disjunction of them."""
         import z3
 
         if self._solver is None:
             self._build()
         s = self._solver
         assumptions = [self._sel[i] for i in np.flatnonzero(fixed).tolist()]
-        while True:
-            self.solver_calls += 1
-            left = self._check_deadline()
-            s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
-            answer = s.check(*assumptions)
-            if answer == z3.unsat:
-                core = {str(a) for a in s.unsat_core()}
-                self.last_core = [i for i in range(self.n_features) if f"s{i}" in core]
-                return None
-            if answer == z3.unknown and self.deadline is not None:
-                self._check_deadline()
-            if answer != z3.sat:
-                raise InvalidQueryError(f"the z3 solver answered {answer}: {s.reason_unknown()}")
-            cells = self._decode(s.model())
-            if self._others(cells[None, :])[0]:
-                return cells
-            # a near-tie the relaxed constraint admits but the model's floats do not
-            self.refinements += 1
-            s.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
+        core: set[str] = set()
+        for q in self._likeliest_first(fixed):
+            while True:
+                self.solver_calls += 1
+                left = self._check_deadline()
+                s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
+                answer = s.check(*assumptions, self._beats_literal(q))
+                if answer == z3.unsat:
+                    core |= {str(a) for a in s.unsat_core()}
+                    break
+                if answer == z3.unknown and self.deadline is not None:
+                    self._check_deadline()
+                if answer != z3.sat:
+                    raise InvalidQueryError(
+                        f"the z3 solver answered {answer}: {s.reason_unknown()}"
+                    )
+                cells = self._decode(s.model())
+                if self._others(cells[None, :])[0]:
+                    return cells
+                # a near-tie the relaxed constraint admits but the model's floats do not
+                self.refinements += 1
+                s.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
+        self.last_core = [i for i in range(self.n_features) if f"s{i}" in core]
+        return None
+
+    def _likeliest_first(self, fixed: np.ndarray) -> list[int]:
+        """The pairs' indices by decreasing independent-tree bound."""
+        bounds = self._bounds(fixed)
+        return sorted(range(len(self._pairs)), key=lambda q: -bounds[q])
 
     def _decode(self, model: Any) -> np.ndarray:
         import z3
 
         cells = np.asarray(self.space.instance_cell, dtype=np.int64).copy()
-        for i, vs in enumerate(self._feature_vars):
-            if not vs:
+        for i, names in enumerate(self._feature_vars):
+            if not names:
                 continue
-            values = [z3.is_true(model.eval(v, model_completion=True)) for v in vs]
+            values = [z3.is_true(model.eval(z3.Bool(v), model_completion=True)) for v in names]
             if self.space.ordered[i]:
                 cells[i] = values.count(False)  # o_r false for every r <= cell
             else:
@@ -567,7 +589,7 @@ class EnsembleOracle(SolverOwner):
         space = self.space
         decl: list[str] = []
         body: list[str] = []
-        self._feature_vars: list[list[Any]] = []
+        self._feature_vars: list[list[str]] = []
         literal: dict[tuple[int, Any], str] = {}
         for i, k in enumerate(space.n_cells):
             inst = space.instance_cell[i]
@@ -587,7 +609,7 @@ class EnsembleOracle(SolverOwner):
                 body.append(f"(assert (or {' '.join(names)}))")
                 body.append(f"(assert ((_ at-most 1) {' '.join(names)}))")
                 body.append(f"(assert (or (not s{i}) e{i}_{inst}))")
-            self._feature_vars.append([z3.Bool(v) for v in names])
+            self._feature_vars.append(names)
 
         def lit(i: int, lc: Any) -> str:
             if isinstance(lc, int):
@@ -617,55 +639,107 @@ class EnsembleOracle(SolverOwner):
                 else:
                     body.append(f"(assert (or (not {R}) {L} {C}))(assert (or (not {C}) (not {L})))")
                 body.append(f"(assert (or (not {C}) {R}))")
-        leaf_names = [self._node_name(t, n) for t, n in self._leaves()]
-        choices = []
-        for q, pair in enumerate(self._pairs):
-            decl.append(f"(declare-const b{q} Bool)")
-            choices.append(f"b{q}")
-            body.append(f"(assert (=> b{q} {self._vote(pair, leaf_names)}))")
-        body.append(f"(assert (or {' '.join(choices)} false))")
         solver = z3.SolverFor("QF_FD") if self.backend == "pb" else z3.Solver()
         solver.from_string("\n".join(decl + body))
         self._sel = [z3.Bool(f"s{i}") for i in range(self.n_features)]
+        self._leaf_names = [self._node_name(t, n) for t, n in self._leaves()]
+        self._beats: dict[int, Any] = {}
         self._solver = solver
 
-    def _vote(self, pair: _Pair, leaf_names: list[str]) -> str:
+    def _beats_literal(self, q: int) -> Any:
+        """``b_q``, its vote constraint given to the solver on first use (the classes a
+        question never reaches cost nothing)."""
+        import z3
+
+        if q not in self._beats:
+            decl = [f"(declare-const b{q} Bool)"]  # the solver knows the leaves already
+            body: list[str] = []
+            vote = self._vote(self._pairs[q], q, self._leaf_names, decl, body)
+            body.append(f"(assert (=> b{q} {vote}))")
+            self._solver.from_string("\n".join(decl + body))
+            self._beats[q] = z3.Bool(f"b{q}")
+        return self._beats[q]
+
+    def _vote(
+        self, pair: _Pair, q: int, leaf_names: list[str], decl: list[str], body: list[str]
+    ) -> str:
         """``pair``'s constraint over the leaf variables, in SMT-LIB."""
         if self.backend == "pb":
-            return self._vote_pb(pair, leaf_names)
+            return self._vote_pb(pair, q, leaf_names, decl, body)
         terms = [f"(ite {v} {_real(w)} 0.0)" for v, w in zip(leaf_names, pair.u_exact) if w != 0]
         total = f"(+ {' '.join(terms)} {_real(pair.const)})"
         if self._eps == 0.0:
             return f"({'>' if pair.strict else '>='} {total} 0.0)"
         return f"(>= {total} {_real(-Fraction(self._eps))})"
 
-    def _vote_pb(self, pair: _Pair, leaf_names: list[str]) -> str:
-        weights, bound = self._integer_vote(pair)
-        kept = [(v, w) for v, w in zip(leaf_names, weights) if w != 0]
-        if not kept:
-            return "true" if bound <= 0 else "false"
-        ws = " ".join(str(w) for _, w in kept)
-        vs = " ".join(v for v, _ in kept)
-        return f"((_ pbge {bound} {ws}) {vs})"
+    def _vote_pb(
+        self, pair: _Pair, q: int, leaf_names: list[str], decl: list[str], body: list[str]
+    ) -> str:
+        """``pair``'s constraint as a pseudo-Boolean sum over per-tree ladders.
 
-    def _integer_vote(self, pair: _Pair) -> tuple[list[int], int]:
+        Per tree, with ``w_0 < ... < w_m`` the distinct (integer) weights of its leaves, a
+        rung ``y_k`` (``k >= 1``) means "the leaf reached weighs at least ``w_k``": a leaf of
+        rank ``k`` implies ``y_k``, ``y_k`` implies ``y_{k-1}``, and ``y_k`` implies a leaf of
+        rank ``k`` or ``y_{k+1}``.  The tree adds ``w_0 + sum((w_k - w_{k-1}) * y_k)``.  Over
+        the rungs, the slack the solver propagates is the independent-tree bound of the
+        leaves still reachable; over the leaves themselves it would count every heavy leaf of
+        a tree at once (the solver does not know that one is reached), and refutations took
+        up to 100 times longer.
+        """
+        weights, bound = self._integer_vote(pair)
+        ws: list[str] = []
+        ys: list[str] = []
+        for t in range(len(self.model.trees)):
+            lo, hi = self._tree_start[t], self._tree_start[t + 1]
+            levels, rank = np.unique(weights[lo:hi], return_inverse=True)
+            bound -= int(levels[0])
+            at: list[list[str]] = [[] for _ in levels]
+            for j, k in enumerate(rank.tolist()):
+                at[k].append(leaf_names[lo + j])
+            rungs = [f"y{q}_{t}_{k}" for k in range(len(levels))] + ["false"]
+            for k in range(1, len(levels)):
+                y = rungs[k]
+                decl.append(f"(declare-const {y} Bool)")
+                ws.append(str(int(levels[k] - levels[k - 1])))
+                ys.append(y)
+                body.append(f"(assert (or (not {y}) {' '.join(at[k])} {rungs[k + 1]}))")
+                body += [f"(assert (or (not {v}) {y}))" for v in at[k]]
+                if k > 1:
+                    body.append(f"(assert (or (not {y}) {rungs[k - 1]}))")
+        if not ys:
+            return "true" if bound <= 0 else "false"
+        return f"((_ pbge {bound} {' '.join(ws)}) {' '.join(ys)})"
+
+    def _integer_vote(self, pair: _Pair) -> tuple[np.ndarray, int]:
         """Integer weights per leaf and a bound: ``sum(weights of the leaves reached) >=
         bound`` holds whenever ``pair``'s class beats the prediction (exactly when the sums
-        are exact)."""
-        if self._exact_bits is not None:
-            scale = Fraction(2) ** self._exact_bits
-            weights = [int(w * scale) for w in pair.u_exact]
-            const = int(pair.const * scale)
-            bound = -const + (1 if pair.strict else 0)
+        are exact).
+
+        Every score is scaled by a power of two (exact in floats) and rounded: when the sums
+        are exact the scaled numbers are already integers; otherwise the scale puts the
+        largest possible score near ``2**_PB_SCALE_BITS``, and the rounding (at most 1 per
+        tree, two roundings of a half, and 1 for the constant) is folded into the bound with
+        the float rounding ``eps``.
+        """
+        exact = self._exact_bits is not None
+        bits = (
+            self._exact_bits
+            if self._exact_bits is not None
+            else _PB_SCALE_BITS - max(0, math.frexp(self._magnitude)[1])
+        )
+        scale = 2.0**bits
+        leaf = np.round(self._per_leaf * scale).astype(np.int64)
+        base = np.round(self._base * scale).astype(np.int64)
+        p = self.prediction
+        if self.model.decision == "sign":
+            sign = 1 if p == 0 else -1
+            weights, const = sign * leaf[:, 0], sign * int(base[0])
         else:
-            # integers at a scale near 2**_PB_SCALE_BITS; each tree's rounding (at most 1/2)
-            # and the constant's are folded into the bound, with the float rounding eps
-            scale = Fraction(2) ** (_PB_SCALE_BITS - max(0, math.frexp(self._magnitude)[1]))
-            weights = [round(w * scale) for w in pair.u_exact]
-            const = round(pair.const * scale)
-            slack = Fraction(self._eps) * scale + Fraction(len(self.model.trees) + 1, 2)
-            bound = -const - math.ceil(slack)
-        return weights, bound
+            weights, const = leaf[:, pair.cls] - leaf[:, p], int(base[pair.cls] - base[p])
+        if exact:
+            return weights, -const + (1 if pair.strict else 0)
+        slack = self._eps * scale + len(self.model.trees) + 1
+        return weights, -const - math.ceil(slack)
 
 
 def _real(x: Fraction) -> str:
