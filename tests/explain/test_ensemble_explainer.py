@@ -143,6 +143,10 @@ def test_the_oracle_layers_answer_alike(backend: str) -> None:
                     if w is not None:
                         row = [float(v) for v in space.values(w.tolist()).values()]
                         assert est.predict(np.array([row]))[0] != pred
+                # the branch and bound alone (the greedy search usually answers before it)
+                mask = np.isin(np.arange(len(feats)), fixed)
+                decided, w = oracles[1]._branch_and_bound(mask, 100_000)
+                assert decided and (w is not None) == possible, (seed, fixed)
         exact_cases += oracles[0].exact_vote
         if oracles[0].exact_vote:  # the solver states the model's function: never refuted
             assert oracles[0].solver_calls > 0 and oracles[0].refinements == 0, seed
@@ -239,3 +243,46 @@ def test_seeds_and_budgets() -> None:
             assert len(first.axps) + len(first.cxps) == 1
             assert first.complete == (total == 0)
             assert ex.enumerate(timeout=0).complete is False or total == 0
+
+
+def test_the_oracle_layers_answer_alike_on_groups() -> None:
+    """As above, with one-hot groups (unordered cells) beside a plain feature: the bound and
+    the branch and bound over cell sets agree with brute force on every set of fixed
+    features."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    colour = FeatureGroup.one_hot("colour", ["red", "green", "blue", "grey"])
+    size = FeatureGroup.one_hot("size", ["s", "m", "l"])
+    grid = list(itertools.product(colour.feature.values, size.feature.values, [0, 1]))
+
+    def row(v):
+        return [*colour.encode(v[0]), *size.encode(v[1]), v[2]]
+
+    checked = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        n = 80
+        c, z, a = rng.integers(0, 4, n), rng.integers(0, 3, n), rng.integers(0, 2, n)
+        X = np.column_stack([np.eye(4)[c], np.eye(3)[z], a])
+        y = (rng.normal(size=4)[c] + rng.normal(size=3)[z] + a + rng.normal(0, 0.5, n)) > 0.5
+        est = RandomForestClassifier(n_estimators=6, max_depth=4, random_state=seed)
+        est.fit(X, y.astype(int))
+        cols = [Feature.boolean(name) for name in (*colour.columns, *size.columns)]
+        model = ensemble_from_sklearn(est, [*cols, Feature.boolean("a")])
+        groups = [colour, size, Feature.boolean("a")]
+        x = {"colour": "grey", "size": "m", "a": int(rng.integers(0, 2))}
+        space = CellSpace(model, x, groups)
+        pred = est.predict(np.array([row((x["colour"], x["size"], x["a"]))]))[0]
+        with EnsembleOracle(space, shortcuts=False) as solver, EnsembleOracle(space) as bnb:
+            for r in range(4):
+                for fixed in itertools.combinations(range(3), r):
+                    points = [v for v in grid if all(v[i] == list(x.values())[i] for i in fixed)]
+                    rows = np.array([row(v) for v in points])
+                    possible = bool((est.predict(rows) != pred).any())
+                    assert (solver.check(fixed) is not None) == possible, (seed, fixed)
+                    # the branch and bound alone (no greedy search, no exhaustive evaluation)
+                    mask = np.isin(np.arange(3), fixed)
+                    decided, w = bnb._branch_and_bound(mask, 10_000)
+                    assert decided and (w is not None) == possible, (seed, fixed)
+                    checked += 1
+    assert checked == 20 * 8

@@ -207,7 +207,8 @@ class TreeEnsemble:
         self.trees: tuple[EnsembleTree, ...] = tuple(
             self._checked_tree(t, i, n_scores) for i, t in enumerate(trees)
         )
-        self._flat: tuple[np.ndarray, ...] | None = None
+        self._flat: tuple[Any, ...] | None = None
+        self._terms: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- the kinds say how many scores and how they decide ---------------------------------------
     def _n_scores(self) -> int:
@@ -298,36 +299,36 @@ class TreeEnsemble:
     def leaf_indices(self, X: Any) -> np.ndarray:
         """The leaf each row of ``X`` reaches in each tree, shape ``(n_rows, n_trees)``.
 
-        Every tree descends at once, one level per step, over the trees' nodes laid end to end
-        (:meth:`_flat_nodes`); a row at a leaf stays there."""
+        Every tree descends at once, one level per step for as many steps as the deepest
+        tree has levels, over the trees' nodes laid end to end (:meth:`_flat_nodes`), where a
+        leaf is its own child on both sides."""
         N = self.numbers(X)
-        feature, threshold, left, right, offset = self._flat_nodes()
+        feature, threshold, left, right, offset, depth = self._flat_nodes()
         node = np.broadcast_to(offset, (len(N), len(offset))).copy()
-        rows = np.arange(len(N))[:, None]
-        while True:
-            inner = left[node] >= 0
-            if not inner.any():
-                return node - offset
-            at = node[inner]
-            goes_left = N[np.broadcast_to(rows, node.shape)[inner], feature[at]] <= threshold[at]
-            node[inner] = np.where(goes_left, left[at], right[at])
+        for _ in range(depth):
+            goes_left = np.take_along_axis(N, feature[node], axis=1) <= threshold[node]
+            node = np.where(goes_left, left[node], right[node])
+        return node - offset
 
-    def _flat_nodes(self) -> tuple[np.ndarray, ...]:
-        """The trees' nodes end to end: feature, threshold, left and right children (indices
-        into the concatenation, -1 at a leaf), and each tree's first index (built once)."""
+    def _flat_nodes(self) -> tuple[Any, ...]:
+        """The trees' nodes end to end: feature (0 at a leaf), threshold, left and right
+        children (indices into the concatenation; a leaf's are itself), each tree's first
+        index and the largest depth (built once)."""
         if self._flat is None:
             sizes = [len(t.feature) for t in self.trees]
             offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-            shifted = [
-                (np.where(t.left >= 0, t.left + o, -1), np.where(t.right >= 0, t.right + o, -1))
-                for t, o in zip(self.trees, offset.tolist())
-            ]
+            own = np.arange(sum(sizes), dtype=np.int64)
+            left = np.concatenate([t.left + o for t, o in zip(self.trees, offset.tolist())])
+            right = np.concatenate([t.right + o for t, o in zip(self.trees, offset.tolist())])
+            leaf = np.concatenate([t.left < 0 for t in self.trees])
+            feature = np.concatenate([t.feature for t in self.trees]).astype(np.int64)
             self._flat = (
-                np.concatenate([t.feature for t in self.trees]),
+                np.where(leaf, 0, feature),
                 np.concatenate([t.threshold for t in self.trees]),
-                np.concatenate([lr[0] for lr in shifted]),
-                np.concatenate([lr[1] for lr in shifted]),
+                np.where(leaf, own, left),
+                np.where(leaf, own, right),
                 offset,
+                max(_depth(t) for t in self.trees),
             )
         return self._flat
 
@@ -337,7 +338,26 @@ class TreeEnsemble:
         return self._scores_of_leaves(self.leaf_indices(X))
 
     def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
-        raise NotImplementedError  # each kind sums as its scikit-learn estimator does
+        return self._sum_in_order(leaves)  # a forest divides the sum by its trees
+
+    def _sum_in_order(self, leaves: np.ndarray) -> np.ndarray:
+        """``base + contribution(tree 0) + contribution(tree 1) + ...`` at the leaves
+        reached, added left to right as scikit-learn's loop over the trees adds them
+        (``np.add.accumulate`` is sequential), rows in chunks that keep the partial sums
+        under about 32 MB."""
+        if self._terms is None:
+            terms = self._contributions()
+            offset = np.concatenate([[1], 1 + np.cumsum([len(v) for v in terms])[:-1]])
+            table = np.concatenate([np.asarray(self.base, float)[None, :], *terms])
+            self._terms = (table, offset.astype(np.int64))
+        table, offset = self._terms
+        out = np.empty((len(leaves), self.n_scores), dtype=np.float64)
+        chunk = max(1, 2**22 // ((len(self.trees) + 1) * self.n_scores))
+        for a in range(0, len(leaves), chunk):
+            index = np.zeros((len(leaves[a : a + chunk]), len(self.trees) + 1), dtype=np.int64)
+            index[:, 1:] = leaves[a : a + chunk] + offset
+            out[a : a + chunk] = np.add.accumulate(table[index], axis=1)[:, -1]
+        return out
 
     def _decide(self, scores: np.ndarray) -> np.ndarray:
         if self.decision == "sign":
@@ -579,9 +599,7 @@ class Forest(TreeEnsemble):
             )
 
     def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
-        total = np.zeros((len(leaves), self.n_scores), dtype=np.float64)
-        for t, tree in enumerate(self.trees):
-            total += tree.value[leaves[:, t]]
+        total = self._sum_in_order(leaves)
         total /= len(self.trees)
         return total
 
@@ -614,14 +632,18 @@ class BoostedTrees(TreeEnsemble):
     def decision(self) -> str:
         return "sign" if self.n_scores == 1 else "argmax"
 
-    def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
-        total = np.repeat(self.base[None, :], len(leaves), axis=0)
-        for t, tree in enumerate(self.trees):
-            total += self.scale * tree.value[leaves[:, t]]
-        return total
-
     def _contributions(self) -> list[np.ndarray]:
         return [self.scale * t.value for t in self.trees]
+
+
+def _depth(tree: EnsembleTree) -> int:
+    """The number of splits on the longest path of ``tree``."""
+    depth, level = 0, [0]
+    while True:
+        level = [c for n in level if tree.left[n] >= 0 for c in (tree.left[n], tree.right[n])]
+        if not level:
+            return depth
+        depth += 1
 
 
 def _is_number(x: Any) -> bool:

@@ -76,12 +76,12 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
 from xpg.errors import InvalidQueryError
-from xpg.explain.ensemble.space import CellSpace
+from xpg.explain.ensemble.space import CellLayout, CellSpace
 from xpg.solvers.lifecycle import SolverOwner
 
 Backend = Literal["pb", "lra"]
@@ -208,76 +208,20 @@ class EnsembleOracle(SolverOwner):
 
     # -- the trees over the cells ----------------------------------------------------------------
     def _leaf_table(self) -> None:
-        """Per tree, the nodes some input reaches; per such leaf, the features whose instance
-        cell its path excludes (for the bound), in tree order."""
-        space = self.space
-        full = [(1 << k) - 1 for k in space.n_cells]
-        inst = space.instance_cell
-        leaf_tree: list[int] = []
-        leaf_node: list[int] = []
-        dis_rows: list[list[int]] = []
-        leaf_allowed: list[dict[int, int]] = []
-        #: per tree: node -> its parent's reach (node, literal) or None at the root
-        self._reach: list[dict[int, tuple[int, int, bool] | None]] = []
-        self._alias: list[dict[int, int]] = []  # a node reached exactly when an ancestor is
-        self._tree_start = [0]
-        for t, tree in enumerate(self.model.trees):
-            feat, left = space.splits[t]
-            reach: dict[int, tuple[int, int, bool] | None] = {0: None}
-            alias: dict[int, int] = {}
-            stack: list[tuple[int, dict[int, int]]] = [(0, {})]
-            while stack:
-                n, allowed = stack.pop()
-                a, b = int(tree.left[n]), int(tree.right[n])
-                if a < 0:
-                    leaf_tree.append(t)
-                    leaf_node.append(n)
-                    dis_rows.append(sorted(i for i, m in allowed.items() if not m >> inst[i] & 1))
-                    leaf_allowed.append(allowed)
-                    continue
-                i = int(feat[n])
-                lc = left[n]
-                assert lc is not None
-                lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << c for c in lc)
-                here = allowed.get(i, full[i])
-                go_l, go_r = here & lmask, here & ~lmask & full[i]
-                src = alias.get(n, n)
-                for child, mask, side in ((b, go_r, False), (a, go_l, True)):
-                    if not mask:
-                        continue
-                    if mask == here:  # one possible side: the child is reached with its parent
-                        alias[child] = src
-                    else:
-                        reach[child] = (src, n, side)
-                    stack.append((child, {**allowed, i: mask}))
-            self._reach.append(reach)
-            self._alias.append(alias)
-            self._tree_start.append(len(leaf_tree))
-        self._leaf_tree = np.asarray(leaf_tree, dtype=np.int64)
-        self._leaf_node = np.asarray(leaf_node, dtype=np.int64)
-        dis = np.zeros((len(leaf_node), self.n_features), dtype=bool)
-        for row, cols in enumerate(dis_rows):
-            if cols:
-                dis[row, cols] = True
+        """The trees' leaves over the cells (built once per model, :func:`_leaves_of`), and
+        per leaf the features whose instance cell its path excludes (for the bound)."""
+        layout = self.space.layout
+        if "leaves" not in layout.cache:
+            layout.cache["leaves"] = _leaves_of(layout)
+        leaves = layout.cache["leaves"]
+        self._reach, self._alias, self._tree_start = leaves.reach, leaves.alias, leaves.start
+        self._leaf_tree, self._leaf_node = leaves.tree, leaves.node
+        self._box_lo, self._box_hi, self._box_sets = leaves.lo, leaves.hi, leaves.sets
+        inst = np.asarray(self.space.instance_cell, dtype=np.int64)
+        dis = (leaves.lo > inst) | (leaves.hi <= inst)
+        for i, cells in leaves.sets.items():
+            dis[:, i] = ~cells[:, inst[i]]
         self._dis = dis
-        # the boxes of the leaves, for the branch and bound: cell ranges [lo, hi) of ordered
-        # features, cell sets of groups
-        n_leaves = len(leaf_node)
-        lo = np.zeros((n_leaves, self.n_features), dtype=np.int64)
-        hi = np.tile(np.asarray(space.n_cells, dtype=np.int64), (n_leaves, 1))
-        sets = {
-            i: np.ones((n_leaves, k), dtype=bool)
-            for i, k in enumerate(space.n_cells)
-            if not space.ordered[i]
-        }
-        for row, allowed in enumerate(leaf_allowed):
-            for i, m in allowed.items():
-                if space.ordered[i]:
-                    lo[row, i] = (m & -m).bit_length() - 1
-                    hi[row, i] = m.bit_length()
-                else:
-                    sets[i][row] = [bool(m >> c & 1) for c in range(space.n_cells[i])]
-        self._box_lo, self._box_hi, self._box_sets = lo, hi, sets
 
     def _contributions(self) -> tuple[list[np.ndarray], np.ndarray]:
         """Per tree, the float each node adds to each score (as the model adds it), and the
@@ -404,18 +348,16 @@ class EnsembleOracle(SolverOwner):
         tree_of = self._leaf_tree
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
         nodes = 0
+        root = ~self._dis[:, fixed].any(axis=1)  # the leaves meeting the whole box
         for pair in self._pairs:
-            stack = [(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k))]
+            stack = [(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k), root)]
             while stack:
-                lo, hi = stack.pop()
+                lo, hi, compat = stack.pop()
                 nodes += 1
                 if nodes > budget:
                     return False, None
                 if nodes % 64 == 0:
                     self._check_deadline()
-                compat = ((box_lo < hi) & (box_hi > lo)).all(axis=1)
-                for i, m in box_sets.items():
-                    compat &= m[:, lo[i] : hi[i]].any(axis=1)
                 vals = np.where(compat, pair.u, -np.inf)
                 seg = np.maximum.reduceat(vals, starts)
                 if not self._may_beat(float(seg.sum()) + float(pair.const), pair):
@@ -446,8 +388,13 @@ class EnsembleOracle(SolverOwner):
                 cut = int(ihi[i]) if conflicted[i] and space.ordered[i] else int(lo[i] + hi[i]) // 2
                 left_hi, right_lo = hi.copy(), lo.copy()
                 left_hi[i], right_lo[i] = cut, cut
-                stack.append((right_lo, hi))
-                stack.append((lo, left_hi))
+                if i in box_sets:
+                    meets_left = box_sets[i][:, lo[i] : cut].any(axis=1)
+                    meets_right = box_sets[i][:, cut : hi[i]].any(axis=1)
+                else:
+                    meets_left, meets_right = box_lo[:, i] < cut, box_hi[:, i] > cut
+                stack.append((right_lo, hi, compat & meets_right))
+                stack.append((lo, left_hi, compat & meets_left))
         return True, None
 
     def _bounds(self, fixed: np.ndarray) -> list[float]:
@@ -740,6 +687,90 @@ class EnsembleOracle(SolverOwner):
             return weights, -const + (1 if pair.strict else 0)
         slack = self._eps * scale + len(self.model.trees) + 1
         return weights, -const - math.ceil(slack)
+
+
+class _Leaves(NamedTuple):
+    """The leaves of every tree that some choice of cells reaches (see :func:`_leaves_of`)."""
+
+    reach: list[dict[int, tuple[int, int, bool] | None]]
+    alias: list[dict[int, int]]
+    start: list[int]
+    tree: np.ndarray
+    node: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    sets: dict[int, np.ndarray]
+
+
+def _leaves_of(layout: CellLayout) -> _Leaves:
+    """Per tree, the nodes some choice of cells reaches: ``reach[t][n]`` is the reach of
+    ``n``'s parent, the parent and the side (None at the root), and ``alias[t][n]`` the
+    ancestor a node is reached with when its parent's split has one possible side; per leaf
+    (trees in order, ``start[t]`` the first leaf of tree ``t``), its box: the cell range
+    ``[lo, hi)`` of each ordered feature and the cell set of each group its path allows."""
+    full = [(1 << k) - 1 for k in layout.n_cells]
+    leaf_tree: list[int] = []
+    leaf_node: list[int] = []
+    leaf_allowed: list[dict[int, int]] = []
+    reaches: list[dict[int, tuple[int, int, bool] | None]] = []
+    aliases: list[dict[int, int]] = []
+    tree_start = [0]
+    for t, tree in enumerate(layout.model.trees):
+        feat, left = layout.splits[t]
+        reach: dict[int, tuple[int, int, bool] | None] = {0: None}
+        alias: dict[int, int] = {}
+        stack: list[tuple[int, dict[int, int]]] = [(0, {})]
+        while stack:
+            n, allowed = stack.pop()
+            a, b = int(tree.left[n]), int(tree.right[n])
+            if a < 0:
+                leaf_tree.append(t)
+                leaf_node.append(n)
+                leaf_allowed.append(allowed)
+                continue
+            i = int(feat[n])
+            lc = left[n]
+            assert lc is not None
+            lmask = (1 << lc) - 1 if isinstance(lc, int) else sum(1 << c for c in lc)
+            here = allowed.get(i, full[i])
+            go_l, go_r = here & lmask, here & ~lmask & full[i]
+            src = alias.get(n, n)
+            for child, mask, side in ((b, go_r, False), (a, go_l, True)):
+                if not mask:
+                    continue
+                if mask == here:  # one possible side: the child is reached with its parent
+                    alias[child] = src
+                else:
+                    reach[child] = (src, n, side)
+                stack.append((child, {**allowed, i: mask}))
+        reaches.append(reach)
+        aliases.append(alias)
+        tree_start.append(len(leaf_tree))
+    n_leaves, n_features = len(leaf_node), len(layout.n_cells)
+    lo = np.zeros((n_leaves, n_features), dtype=np.int64)
+    hi = np.tile(np.asarray(layout.n_cells, dtype=np.int64), (n_leaves, 1))
+    sets = {
+        i: np.ones((n_leaves, k), dtype=bool)
+        for i, k in enumerate(layout.n_cells)
+        if not layout.ordered[i]
+    }
+    for row, allowed in enumerate(leaf_allowed):
+        for i, m in allowed.items():
+            if layout.ordered[i]:
+                lo[row, i] = (m & -m).bit_length() - 1
+                hi[row, i] = m.bit_length()
+            else:
+                sets[i][row] = [bool(m >> c & 1) for c in range(layout.n_cells[i])]
+    return _Leaves(
+        reaches,
+        aliases,
+        tree_start,
+        np.asarray(leaf_tree, dtype=np.int64),
+        np.asarray(leaf_node, dtype=np.int64),
+        lo,
+        hi,
+        sets,
+    )
 
 
 def _real(x: Fraction) -> str:

@@ -35,6 +35,7 @@ Efficiently Explaining Graph-Based Classifiers. KR 2021, remark on binarization.
 from __future__ import annotations
 
 import bisect
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,8 +49,159 @@ from xpg.errors import InvalidModelError
 from xpg.models.ensemble import TreeEnsemble, feature_number
 
 
+class CellLayout:
+    """The part of a :class:`CellSpace` that depends on the model and the groups only: the
+    cells of every feature and each tree node's split over them.  It is built once per model
+    and groups (:func:`cell_layout`) and shared by the spaces of every instance; ``cache``
+    keeps what the explanation oracle derives from it (the trees' leaves over the cells).
+
+    Raises
+    ------
+    InvalidModelError
+        When the groups do not cover the model's features exactly.
+    """
+
+    def __init__(
+        self, model: TreeEnsemble, groups: Sequence[Feature | FeatureGroup] | None = None
+    ) -> None:
+        self.model = model
+        columns = [f.name for f in model.features]
+        self.columns = columns
+        if groups is None:
+            self.fspace = FeatureSpace(list(model.features))
+        else:
+            self.fspace = FeatureSpace(list(groups), columns)
+            for e in self.fspace.entries:
+                if isinstance(e, Feature):
+                    own = model.features[columns.index(e.name)]
+                    if own != e:
+                        raise InvalidModelError(
+                            f"feature {e.name!r}: expected the model's own declaration "
+                            f"{own!r}, found {e!r}"
+                        )
+        self.features: list[Feature] = self.fspace.features
+        self.names = [f.name for f in self.features]
+        #: model column -> (explained feature, position in its group or -1)
+        col_of = {c: k for k, c in enumerate(self.fspace.columns)}
+        self.owner = [self.fspace.owner[col_of[c]] for c in columns]
+        cuts: list[set[float]] = [set() for _ in columns]
+        for t in model.trees:
+            split = t.left >= 0
+            for j, c in zip(t.feature[split].tolist(), t.threshold[split].tolist()):
+                cuts[j].add(c)
+        self.n_cells: list[int] = []
+        self.ordered: list[bool] = []
+        self.representatives: list[list[Any]] = []
+        #: per feature, per cell: {model column: the value the column takes}
+        self.cell_columns: list[list[dict[int, Any]]] = []
+        #: per plain feature: the sorted cuts and, per raw interval, its cell (-1: empty)
+        self._raw: list[tuple[list[float], list[int]] | None] = []
+        for e in self.fspace.entries:
+            if isinstance(e, FeatureGroup):
+                self._group_cells(e)
+            else:
+                self._plain_cells(e, sorted(cuts[columns.index(e.name)]))
+        self.splits = [self._tree_splits(t) for t in model.trees]
+        #: what the explanation oracle derives from the layout, by name
+        self.cache: dict[str, Any] = {}
+
+    def _plain_cells(self, f: Feature, cuts: list[float]) -> None:
+        j = self.columns.index(f.name)
+        bounds = [-np.inf, *cuts, np.inf]
+        raw_cell: list[int] = []
+        reps: list[Any] = []
+        if f.is_discrete:
+            members: dict[int, list[Any]] = {}
+            for v in f.values:
+                members.setdefault(bisect.bisect_left(cuts, feature_number(f, v)), []).append(v)
+            for k in range(len(bounds) - 1):
+                if k in members:
+                    raw_cell.append(len(reps))
+                    reps.append(members[k][0])
+                else:
+                    raw_cell.append(-1)
+        else:
+            domain = f.domain_set()
+            for lo, hi in zip(bounds, bounds[1:]):
+                cell = P.openclosed(_bound(float(lo)), _bound(float(hi))) & domain
+                if f.is_empty(cell):
+                    raw_cell.append(-1)
+                else:
+                    raw_cell.append(len(reps))
+                    reps.append(representative(f, cell))
+        self._raw.append((cuts, raw_cell))
+        self.n_cells.append(len(reps))
+        self.ordered.append(True)
+        self.representatives.append(reps)
+        self.cell_columns.append([{j: v} for v in reps])
+
+    def _group_cells(self, g: FeatureGroup) -> None:
+        where = [self.columns.index(c) for c in g.columns]
+        self._raw.append(None)
+        self.n_cells.append(len(g.cells))
+        self.ordered.append(False)
+        self.representatives.append([representative(g.feature, cell) for cell, _ in g.cells])
+        self.cell_columns.append(
+            [{j: float(x) for j, x in zip(where, vec, strict=True)} for _, vec in g.cells]
+        )
+
+    def cell_of(self, i: int, value: Any) -> int:
+        """The cell of feature ``i`` holding ``value`` (a value of its domain)."""
+        e = self.fspace.entries[i]
+        if isinstance(e, FeatureGroup):
+            return int(e.cell_of(value))
+        raw = self._raw[i]
+        assert raw is not None
+        cuts, raw_cell = raw
+        return raw_cell[bisect.bisect_left(cuts, feature_number(e, value))]
+
+    def _left_cells(self, j: int, cut: float) -> int | frozenset[int]:
+        """The cells of column ``j``'s feature that ``x[j] <= cut`` sends left."""
+        i, pos = self.owner[j]
+        if pos < 0:
+            raw = self._raw[i]
+            assert raw is not None
+            cuts, raw_cell = raw
+            m = bisect.bisect_left(cuts, cut)  # raw intervals 0 .. m go left
+            return sum(1 for c in raw_cell[: m + 1] if c >= 0)
+        cols = self.cell_columns[i]
+        return frozenset(k for k in range(self.n_cells[i]) if cols[k][j] <= cut)
+
+    def _tree_splits(self, t: Any) -> tuple[np.ndarray, list[int | frozenset[int] | None]]:
+        feat = np.full(len(t.left), -1, dtype=np.int64)
+        left: list[int | frozenset[int] | None] = [None] * len(t.left)
+        for n in np.flatnonzero(t.left >= 0).tolist():
+            j = int(t.feature[n])
+            feat[n] = self.owner[j][0]
+            left[n] = self._left_cells(j, float(t.threshold[n]))
+        return feat, left
+
+
+#: per model, its layouts by groups (a model's layout lives as long as the model)
+_LAYOUTS: weakref.WeakKeyDictionary[TreeEnsemble, dict[Any, CellLayout]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def cell_layout(
+    model: TreeEnsemble, groups: Sequence[Feature | FeatureGroup] | None = None
+) -> CellLayout:
+    """The :class:`CellLayout` of ``model`` and ``groups``, built on first use and kept with
+    the model (models are not changed once made)."""
+    try:
+        key = None if groups is None else tuple(groups)
+        hash(key)
+    except TypeError:
+        return CellLayout(model, groups)
+    layouts = _LAYOUTS.setdefault(model, {})
+    if key not in layouts:
+        layouts[key] = CellLayout(model, groups)
+    return layouts[key]
+
+
 class CellSpace:
-    """The cells of every explained feature, and each tree node's split over them.
+    """The cells of every explained feature, each tree node's split over them, and the
+    instance's cells.
 
     Parameters
     ----------
@@ -63,6 +215,8 @@ class CellSpace:
 
     Attributes
     ----------
+    layout : CellLayout
+        The model-level part, shared by the spaces of one model and groups.
     features : list of Feature
         The explained features.
     n_cells : list of int
@@ -94,122 +248,20 @@ class CellSpace:
         instance: Mapping[str, Any] | Sequence[Any],
         groups: Sequence[Feature | FeatureGroup] | None = None,
     ) -> None:
-        self.model = model
-        columns = [f.name for f in model.features]
-        if groups is None:
-            self.fspace = FeatureSpace(list(model.features))
-        else:
-            self.fspace = FeatureSpace(list(groups), columns)
-            for e in self.fspace.entries:
-                if isinstance(e, Feature):
-                    own = model.features[columns.index(e.name)]
-                    if own != e:
-                        raise InvalidModelError(
-                            f"feature {e.name!r}: expected the model's own declaration "
-                            f"{own!r}, found {e!r}"
-                        )
-        self.features: list[Feature] = self.fspace.features
-        self.names = [f.name for f in self.features]
+        layout = cell_layout(model, groups)
+        self.layout, self.model = layout, model
+        self.features, self.names = layout.features, layout.names
+        self.n_cells, self.ordered = layout.n_cells, layout.ordered
+        self.representatives, self.cell_columns = layout.representatives, layout.cell_columns
+        self.splits = layout.splits
         self.instance = instance_dict(self.features, instance)
-        #: model column -> (explained feature, position in its group or -1)
-        col_of = {c: k for k, c in enumerate(self.fspace.columns)}
-        self.owner = [self.fspace.owner[col_of[c]] for c in columns]
-        cuts: list[set[float]] = [set() for _ in columns]
-        for t in model.trees:
-            split = t.left >= 0
-            for j, c in zip(t.feature[split].tolist(), t.threshold[split].tolist()):
-                cuts[j].add(c)
-        self.n_cells: list[int] = []
-        self.ordered: list[bool] = []
-        self.instance_cell: list[int] = []
-        self.representatives: list[list[Any]] = []
-        #: per feature, per cell: {model column: the value the column takes}
-        self.cell_columns: list[list[dict[int, Any]]] = []
-        #: per plain feature: the sorted cuts and, per raw interval, its cell (-1: empty)
-        self._raw: list[tuple[list[float], list[int]] | None] = []
-        for i, e in enumerate(self.fspace.entries):
-            if isinstance(e, FeatureGroup):
-                self._group_cells(i, e)
-            else:
-                j = columns.index(e.name)
-                self._plain_cells(i, j, e, sorted(cuts[j]))
-        self.splits = [self._tree_splits(t) for t in model.trees]
-        base = np.empty(len(columns), dtype=object)
-        for j in range(len(columns)):
-            i, pos = self.owner[j]
+        self.instance_cell = [layout.cell_of(i, self.instance[n]) for i, n in enumerate(self.names)]
+        base = np.empty(len(layout.columns), dtype=object)
+        for j in range(len(layout.columns)):
+            i, pos = layout.owner[j]
             value = self.instance[self.names[i]]
             base[j] = value if pos < 0 else self.cell_columns[i][self.instance_cell[i]][j]
         self._base_row = base
-
-    # -- cells ---------------------------------------------------------------------------------
-    def _plain_cells(self, i: int, j: int, f: Feature, cuts: list[float]) -> None:
-        bounds = [-np.inf, *cuts, np.inf]
-        raw_cell: list[int] = []
-        reps: list[Any] = []
-        if f.is_discrete:
-            members: dict[int, list[Any]] = {}
-            for v in f.values:
-                members.setdefault(bisect.bisect_left(cuts, feature_number(f, v)), []).append(v)
-            for k in range(len(bounds) - 1):
-                if k in members:
-                    raw_cell.append(len(reps))
-                    reps.append(members[k][0])
-                else:
-                    raw_cell.append(-1)
-        else:
-            domain = f.domain_set()
-            for lo, hi in zip(bounds, bounds[1:]):
-                cell = P.openclosed(_bound(float(lo)), _bound(float(hi))) & domain
-                if f.is_empty(cell):
-                    raw_cell.append(-1)
-                else:
-                    raw_cell.append(len(reps))
-                    reps.append(representative(f, cell))
-        self._raw.append((cuts, raw_cell))
-        self.n_cells.append(len(reps))
-        self.ordered.append(True)
-        self.representatives.append(reps)
-        self.cell_columns.append([{j: v} for v in reps])
-        self.instance_cell.append(self._plain_cell_of(i, f, self.instance[f.name]))
-
-    def _plain_cell_of(self, i: int, f: Feature, value: Any) -> int:
-        raw = self._raw[i]
-        assert raw is not None
-        cuts, raw_cell = raw
-        return raw_cell[bisect.bisect_left(cuts, feature_number(f, value))]
-
-    def _group_cells(self, i: int, g: FeatureGroup) -> None:
-        columns = [f.name for f in self.model.features]
-        where = [columns.index(c) for c in g.columns]
-        self._raw.append(None)
-        self.n_cells.append(len(g.cells))
-        self.ordered.append(False)
-        self.representatives.append([representative(g.feature, cell) for cell, _ in g.cells])
-        self.cell_columns.append(
-            [{j: float(x) for j, x in zip(where, vec, strict=True)} for _, vec in g.cells]
-        )
-        self.instance_cell.append(g.cell_of(self.instance[g.feature.name]))
-
-    def _left_cells(self, j: int, cut: float) -> int | frozenset[int]:
-        """The cells of column ``j``'s feature that ``x[j] <= cut`` sends left."""
-        i, pos = self.owner[j]
-        if pos < 0:
-            raw = self._raw[i]
-            assert raw is not None
-            cuts, raw_cell = raw
-            m = bisect.bisect_left(cuts, cut)  # raw intervals 0 .. m go left
-            return sum(1 for c in raw_cell[: m + 1] if c >= 0)
-        cols = self.cell_columns[i]
-        return frozenset(k for k in range(self.n_cells[i]) if cols[k][j] <= cut)
-
-    def _tree_splits(self, t: Any) -> tuple[np.ndarray, list[int | frozenset[int] | None]]:
-        feat = np.full(len(t.left), -1, dtype=np.int64)
-        left: list[int | frozenset[int] | None] = [None] * len(t.left)
-        for n in np.flatnonzero(t.left >= 0).tolist():
-            j = int(t.feature[n])
-            feat[n] = self.owner[j][0]
-            left[n] = self._left_cells(j, float(t.threshold[n]))
-        return feat, left
 
     def goes_left(self, i: int, left: int | frozenset[int], cell: int) -> bool:
         """Does ``cell`` of feature ``i`` go left at a split sending ``left`` left?"""
@@ -241,4 +293,4 @@ class CellSpace:
         return out
 
 
-__all__ = ["CellSpace"]
+__all__ = ["CellLayout", "CellSpace", "cell_layout"]
