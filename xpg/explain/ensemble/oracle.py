@@ -175,6 +175,7 @@ class EnsembleOracle(SolverOwner):
         self.shortcuts = shortcuts
         self.exhaustive_limit = exhaustive_limit if shortcuts else 0
         self.bnb_nodes = bnb_nodes
+        self._bnb_budget = bnb_nodes
         #: a ``time.perf_counter()`` after which a check raises :class:`OracleTimeout`
         self.deadline: float | None = None
         #: after a check answered None by a solver proof: the fixed features the proof used
@@ -304,9 +305,12 @@ class EnsembleOracle(SolverOwner):
             found = self._greedy(free)
             if found is not None:
                 return found
-            decided, found = self._branch_and_bound(mask, self.bnb_nodes)
+            decided, found = self._branch_and_bound(mask, self._bnb_budget)
             if decided:
                 return found
+            # the questions of one instance tend to be alike: after a branch and bound that
+            # did not decide, the next ones get less (the solver decides them better)
+            self._bnb_budget = max(self.bnb_nodes // 16, self._bnb_budget // 4)
         return self._solve(mask)
 
     def witness_values(self, cells: np.ndarray) -> dict[str, Any]:
