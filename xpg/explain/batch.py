@@ -291,9 +291,9 @@ class BatchExplainer:
                 else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
             )
             if self.dg is None:
-                record = self._ensemble_record(row, values, label)
-                record["seconds"] = time.perf_counter() - start
-                return record
+                ensemble_record = self._ensemble_record(row, values, label)
+                ensemble_record["seconds"] = time.perf_counter() - start
+                return ensemble_record
             xg = ExplanationGraph.from_decision_graph(self.dg, values)
             record: Record = {"row": row, "prediction": str(xg.prediction)}
             if label[0]:
