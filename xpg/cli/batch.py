@@ -230,7 +230,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """Handler of ``xpg explain``."""
     from xpg.explain.batch import BatchExplainer, parse_kinds
     from xpg.explain.parallel import dask_client, run_dask, run_in_process, run_processes
-    from xpg.io import load_model
+    from xpg.io.model_json import read_model
     from xpg.io.tables import pandas, table_format
 
     kind = _check_arguments(args)
@@ -242,7 +242,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise DataNotFoundError(f"{args.data}: no such data file")
     pandas()
     explainer = BatchExplainer(
-        load_model(args.model),
+        read_model(args.model),  # a tree ensemble too large to compile stays one
         kinds=kinds,
         limit=args.limit,
         timeout=args.timeout,
@@ -339,7 +339,8 @@ def register(subparsers: Any) -> None:
         default="axp,cxp",
         help="what each record holds: some of axp, cxp, features (necessary/relevant/"
         "irrelevant features), robustness (exact l-infinity distance to another class, with a "
-        "counterexample; in Parquet as JSON text); default axp,cxp",
+        "counterexample; in Parquet as JSON text; not for a tree ensemble too large to "
+        "compile, whose rows are explained by the SAT route); default axp,cxp",
     )
     p.add_argument(
         "--limit", type=positive_int, help="stop each row's enumeration after N explanations"

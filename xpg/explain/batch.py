@@ -19,6 +19,16 @@ adds ``"necessary"``, ``"relevant"`` and ``"irrelevant"`` (sorted names,
 cannot be explained (a missing feature, a value outside its domain, NaN) gives
 ``{"row": 17, "error": "..."}`` and the rows after it are explained as usual.
 
+A tree ensemble (:class:`~xpg.models.ensemble.Forest`,
+:class:`~xpg.models.ensemble.BoostedTrees`) is compiled into a decision graph when that fits
+the compile budget (``graph_budget``, edges; small ensembles, where it is the fastest way);
+otherwise (100 trees of depth 6, say) each row is explained by its own
+:class:`~xpg.explain.ensemble.EnsembleExplainer` (SAT oracle over the vote), built and closed
+inside :meth:`BatchExplainer.explain_row`, so that what workers receive is the model, never a
+solver.  The records are the same, field by field; ``"robustness"`` needs the graph and is
+refused up front (:class:`~xpg.errors.InvalidQueryError`) for an ensemble that does not
+compile.
+
 Examples
 --------
 >>> from xpg.examples import and_graph
@@ -48,7 +58,13 @@ import numpy as np
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError, XpgError
+from xpg.errors import (
+    GraphTooLargeError,
+    InvalidInstanceError,
+    InvalidModelError,
+    InvalidQueryError,
+    XpgError,
+)
 from xpg.explain.exact_robustness import robustness
 from xpg.explain.marco import enumerate_explanations
 from xpg.explain.relevance import classify_features
@@ -98,6 +114,21 @@ def as_decision_graph(model: Any) -> DecisionGraph:
         f"cannot explain with a {type(model).__name__}: expected a DecisionGraph, a model of "
         "xpg.models or a fitted scikit-learn tree"
     )
+
+
+def _graph_or_ensemble(model: Any, budget: int | None) -> tuple[DecisionGraph | None, Any]:
+    """``model``'s decision graph, or (None, the ensemble) for a tree ensemble that does not
+    compile within ``budget`` diagram edges."""
+    from xpg.models.ensemble import GRAPH_BUDGET, TreeEnsemble
+
+    if not isinstance(model, TreeEnsemble):
+        return as_decision_graph(model), None
+    try:
+        dg = model.to_decision_graph(GRAPH_BUDGET if budget is None else budget)
+    except GraphTooLargeError:
+        return None, model
+    dg.validate()
+    return dg, None
 
 
 def _is_missing(value: Any) -> bool:
@@ -196,7 +227,18 @@ class BatchExplainer:
     target : str, optional
         A column copied into each record as ``"label"`` when the row has it.
 
+    graph_budget : int, optional
+        The compile budget of a tree ensemble, in diagram edges (default
+        :data:`~xpg.models.ensemble.GRAPH_BUDGET`); beyond it each row gets an
+        :class:`~xpg.explain.ensemble.EnsembleExplainer` (``route`` is then ``"ensemble"``,
+        otherwise ``"graph"``).
+
     The object is picklable: parallel routes send it to each worker once.
+
+    Raises
+    ------
+    InvalidQueryError
+        For ``"robustness"`` on a tree ensemble too large to compile.
 
     Examples
     --------
@@ -215,13 +257,27 @@ class BatchExplainer:
         limit: int | None = None,
         timeout: float | None = None,
         target: str | None = None,
+        graph_budget: int | None = None,
     ) -> None:
-        self.dg = as_decision_graph(model)
         self.kinds = parse_kinds(kinds)
+        self.dg, self.ensemble = _graph_or_ensemble(model, graph_budget)
+        self.features: list[Feature]
+        if self.dg is not None:
+            self.features = list(self.dg.features)
+            self.route = "graph"
+        else:
+            self.dg = None
+            self.features = list(self.ensemble.features)
+            self.route = "ensemble"
+            if "robustness" in self.kinds:
+                raise InvalidQueryError(
+                    f"kind 'robustness': this tree ensemble ({len(self.ensemble)} trees) is "
+                    "too large to compile into a decision graph, which exact robustness "
+                    "needs (axp, cxp and features work)"
+                )
         self.limit = limit
         self.timeout = timeout
         self.target = target
-        self.features: list[Feature] = list(self.dg.features)
         self._enumerate = "axp" in self.kinds or "cxp" in self.kinds
 
     def _record(
@@ -234,6 +290,10 @@ class BatchExplainer:
                 if converted
                 else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
             )
+            if self.dg is None:
+                ensemble_record = self._ensemble_record(row, values, label)
+                ensemble_record["seconds"] = time.perf_counter() - start
+                return ensemble_record
             xg = ExplanationGraph.from_decision_graph(self.dg, values)
             record: Record = {"row": row, "prediction": str(xg.prediction)}
             if label[0]:
@@ -258,6 +318,27 @@ class BatchExplainer:
         except XpgError as err:
             return {"row": row, "error": " ".join(str(err).split())}
         record["seconds"] = time.perf_counter() - start
+        return record
+
+    def _ensemble_record(self, row: int, values: Sequence[Any], label: tuple[bool, Any]) -> Record:
+        from xpg.explain.ensemble import EnsembleExplainer
+
+        with EnsembleExplainer(self.ensemble, values) as ex:
+            record: Record = {"row": row, "prediction": str(ex.prediction)}
+            if label[0]:
+                record["label"] = _label_text(label[1])
+            if self._enumerate:
+                result = ex.enumerate(limit=self.limit, timeout=self.timeout)
+                if "axp" in self.kinds:
+                    record["axps"] = [sorted(x) for x in result.axps]
+                if "cxp" in self.kinds:
+                    record["cxps"] = [sorted(x) for x in result.cxps]
+                record["complete"] = result.complete
+            if "features" in self.kinds:
+                classes = ex.classify_features()
+                record["necessary"] = sorted(classes.necessary)
+                record["relevant"] = sorted(classes.relevant)
+                record["irrelevant"] = sorted(classes.irrelevant)
         return record
 
     def explain_row(self, row: int, instance: Mapping[str, Any] | Sequence[Any]) -> Record:

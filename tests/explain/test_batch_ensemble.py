@@ -1,0 +1,129 @@
+"""Batches of rows on tree ensembles: the compiled-graph route and the per-row
+EnsembleExplainer route against brute force, and against each other.
+
+Small random forests, extra trees and boosted ensembles (binary and multi-class) over small
+discrete domains are explained both ways (``graph_budget=1`` forces the explainer route);
+every record's AXps, CXps and feature classes equal exhaustive evaluation through
+scikit-learn's ``predict``.  A breast-cancer forest too large to compile goes through the
+explainer route by itself and the verifier accepts its AXps.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xpg.errors import InvalidQueryError
+from xpg.explain.batch import BatchExplainer
+from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.testing.ensembles import SMALL_ENSEMBLE_KINDS, ensemble_oracle, random_small_ensemble
+
+KINDS = "axp,cxp,features"
+
+
+def _family(lists):
+    return {frozenset(x) for x in lists}
+
+
+def _frame(feats, X, target=None):
+    frame = pd.DataFrame(X, columns=[f.name for f in feats])
+    if target is not None:
+        frame["y"] = target
+    return frame
+
+
+@pytest.mark.parametrize("kind", SMALL_ENSEMBLE_KINDS)
+def test_both_routes_equal_brute_force(kind: str) -> None:
+    for seed in range(8):
+        est, feats, X = random_small_ensemble(seed, kind)
+        model = ensemble_from_sklearn(est, feats)
+        rows = X[np.random.default_rng(seed).choice(len(X), size=min(6, len(X)), replace=False)]
+        labels = est.predict(rows)
+        graph = BatchExplainer(model, kinds=KINDS, target="y")
+        solver = BatchExplainer(model, kinds=KINDS, target="y", graph_budget=1)
+        assert (graph.route, solver.route) == ("graph", "ensemble")
+        frame = _frame(feats, rows, labels)
+        by_graph = list(graph.explain_frame(frame))
+        by_solver = list(solver.explain_frame(frame))
+        for x, label, a, b in zip(rows, labels, by_graph, by_solver, strict=True):
+            oracle = ensemble_oracle(est, feats, dict(zip([f.name for f in feats], x.tolist())))
+            for record in (a, b):
+                assert record["prediction"] == str(label)
+                assert record["label"] == str(label)
+                assert record["complete"] is True
+                assert _family(record["axps"]) == oracle.axps, (seed, kind)
+                assert _family(record["cxps"]) == oracle.cxps, (seed, kind)
+                assert all(e == sorted(e) for e in record["axps"] + record["cxps"])
+                assert set(record["necessary"]) == oracle.necessary()
+                assert set(record["relevant"]) == oracle.members() - oracle.necessary()
+                assert set(record["irrelevant"]) == {f.name for f in feats} - oracle.members()
+            # the same record apart from the time and the order the enumerations found them in
+            assert a.keys() == b.keys()
+            for key in a.keys() - {"seconds", "axps", "cxps"}:
+                assert a[key] == b[key], (seed, kind, key)
+
+
+def test_bad_rows_give_the_same_error_records() -> None:
+    est, feats, X = random_small_ensemble(5, "boosted")
+    model = ensemble_from_sklearn(est, feats)
+    names = [f.name for f in feats]
+    bad = [
+        {**dict(zip(names, X[0].tolist())), names[0]: 99},
+        {**dict(zip(names, X[0].tolist())), names[1]: float("nan")},
+        {n: v for n, v in zip(names[1:], X[0].tolist()[1:], strict=True)},
+    ]
+    graph = BatchExplainer(model)
+    solver = BatchExplainer(model, graph_budget=1)
+    for i, row in enumerate(bad):
+        expected = graph.explain_row(i, row)
+        assert set(expected) == {"row", "error"}
+        assert solver.explain_row(i, row) == expected
+    frame = pd.DataFrame(bad)
+    assert list(solver.explain_frame(frame)) == list(graph.explain_frame(frame))
+
+
+def test_robustness_is_refused_up_front_when_the_ensemble_does_not_compile() -> None:
+    est, feats, _ = random_small_ensemble(1, "forest")
+    model = ensemble_from_sklearn(est, feats)
+    assert BatchExplainer(model, kinds="axp,robustness").route == "graph"
+    with pytest.raises(InvalidQueryError, match="robustness.*too large to compile"):
+        BatchExplainer(model, kinds="axp,robustness", graph_budget=1)
+
+
+def test_the_explainer_route_pickles_without_a_solver() -> None:
+    est, feats, X = random_small_ensemble(2, "forest")
+    model = ensemble_from_sklearn(est, feats)
+    explainer = BatchExplainer(model, graph_budget=1)
+    copy = pickle.loads(pickle.dumps(explainer))
+    assert copy.route == "ensemble" and copy.dg is None
+    row = X[0].tolist()
+    a, b = explainer.explain_row(0, row), copy.explain_row(0, row)
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+
+
+def test_a_forest_too_large_to_compile_is_explained_and_verified() -> None:
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    from xpg.verify.verifier import Verifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rf = RandomForestClassifier(n_estimators=30, max_depth=4, random_state=0).fit(X, y)
+    model = ensemble_from_sklearn(rf)
+    explainer = BatchExplainer(model, kinds="axp,cxp", limit=2)  # the default budget
+    assert explainer.route == "ensemble"
+    rows = X[[0, 20, 100]]
+    records = list(explainer.explain_frame(_frame(model.features, rows)))
+    with Verifier(model) as v:
+        for x, record in zip(rows, records, strict=True):
+            instance = x.tolist()
+            assert record["prediction"] == str(rf.predict([x])[0])
+            assert record["axps"] or record["cxps"]
+            for axp in record["axps"]:
+                assert v.verify_axp(instance, axp).holds
+            for cxp in record["cxps"]:
+                assert v.verify_cxp(instance, cxp).holds
