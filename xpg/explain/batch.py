@@ -266,7 +266,6 @@ class BatchExplainer:
             self.features = list(self.dg.features)
             self.route = "graph"
         else:
-            self.dg = None
             self.features = list(self.ensemble.features)
             self.route = "ensemble"
             if "robustness" in self.kinds:
