@@ -424,7 +424,9 @@ def explain_many(
     target: str | None = None,
     start: int = 0,
 ) -> Iterator[Record]:
-    """One record per row, lazily; the model is compiled once (see :class:`BatchExplainer`).
+    """One record per row, lazily; the model is compiled once (see :class:`BatchExplainer`: a
+    tree ensemble too large to compile gets one :class:`~xpg.explain.ensemble.EnsembleExplainer`
+    per row).
 
     Parameters
     ----------
