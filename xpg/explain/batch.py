@@ -50,7 +50,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -290,25 +290,25 @@ class BatchExplainer:
                 else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
             )
             if self.dg is None:
-                ensemble_record = self._ensemble_record(row, values, label)
-                ensemble_record["seconds"] = time.perf_counter() - start
-                return ensemble_record
-            xg = ExplanationGraph.from_decision_graph(self.dg, values)
-            record: Record = {"row": row, "prediction": str(xg.prediction)}
-            if label[0]:
-                record["label"] = _label_text(label[1])
-            if self._enumerate:
-                result = enumerate_explanations(xg, limit=self.limit, timeout=self.timeout)
-                if "axp" in self.kinds:
-                    record["axps"] = [sorted(x) for x in result.axps]
-                if "cxp" in self.kinds:
-                    record["cxps"] = [sorted(x) for x in result.cxps]
-                record["complete"] = result.complete
-            if "features" in self.kinds:
-                classes = classify_features(xg)
-                record["necessary"] = sorted(classes.necessary)
-                record["relevant"] = sorted(classes.relevant)
-                record["irrelevant"] = sorted(classes.irrelevant)
+                from xpg.explain.ensemble import EnsembleExplainer
+
+                with EnsembleExplainer(self.ensemble, values) as ex:
+                    record = self._explained(
+                        row,
+                        ex.prediction,
+                        label,
+                        lambda: ex.enumerate(limit=self.limit, timeout=self.timeout),
+                        ex.classify_features,
+                    )
+            else:
+                xg = ExplanationGraph.from_decision_graph(self.dg, values)
+                record = self._explained(
+                    row,
+                    xg.prediction,
+                    label,
+                    lambda: enumerate_explanations(xg, limit=self.limit, timeout=self.timeout),
+                    lambda: classify_features(xg),
+                )
             if "robustness" in self.kinds:
                 found = robustness(self.dg, values)
                 record["robustness"] = {
@@ -319,25 +319,31 @@ class BatchExplainer:
         record["seconds"] = time.perf_counter() - start
         return record
 
-    def _ensemble_record(self, row: int, values: Sequence[Any], label: tuple[bool, Any]) -> Record:
-        from xpg.explain.ensemble import EnsembleExplainer
-
-        with EnsembleExplainer(self.ensemble, values) as ex:
-            record: Record = {"row": row, "prediction": str(ex.prediction)}
-            if label[0]:
-                record["label"] = _label_text(label[1])
-            if self._enumerate:
-                result = ex.enumerate(limit=self.limit, timeout=self.timeout)
-                if "axp" in self.kinds:
-                    record["axps"] = [sorted(x) for x in result.axps]
-                if "cxp" in self.kinds:
-                    record["cxps"] = [sorted(x) for x in result.cxps]
-                record["complete"] = result.complete
-            if "features" in self.kinds:
-                classes = ex.classify_features()
-                record["necessary"] = sorted(classes.necessary)
-                record["relevant"] = sorted(classes.relevant)
-                record["irrelevant"] = sorted(classes.irrelevant)
+    def _explained(
+        self,
+        row: int,
+        prediction: Any,
+        label: tuple[bool, Any],
+        enumerate_all: Callable[[], Any],
+        classify: Callable[[], Any],
+    ) -> Record:
+        """A record's fields from the prediction, the enumeration and the feature classes of
+        either route (both results have the same attributes)."""
+        record: Record = {"row": row, "prediction": str(prediction)}
+        if label[0]:
+            record["label"] = _label_text(label[1])
+        if self._enumerate:
+            result = enumerate_all()
+            if "axp" in self.kinds:
+                record["axps"] = [sorted(x) for x in result.axps]
+            if "cxp" in self.kinds:
+                record["cxps"] = [sorted(x) for x in result.cxps]
+            record["complete"] = result.complete
+        if "features" in self.kinds:
+            classes = classify()
+            record["necessary"] = sorted(classes.necessary)
+            record["relevant"] = sorted(classes.relevant)
+            record["irrelevant"] = sorted(classes.irrelevant)
         return record
 
     def explain_row(self, row: int, instance: Mapping[str, Any] | Sequence[Any]) -> Record:
