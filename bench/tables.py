@@ -100,6 +100,20 @@ class InstanceResult:
     complete: bool
 
 
+#: the explanation statistics of a table row (key and format), the same in both tables
+EXPLANATION_COLUMNS = (
+    ("xps_avg", "{:.1f}"),
+    ("axp_max", "{}"),
+    ("axp_min", "{}"),
+    ("axp_avg", "{:.1f}"),
+    ("axp_len_pct", "{:.0f}"),
+    ("cxp_max", "{}"),
+    ("cxp_min", "{}"),
+    ("cxp_avg", "{:.1f}"),
+    ("cxp_len_pct", "{:.0f}"),
+)
+
+
 def progress(items: Sequence[T], desc: str, enabled: bool) -> Iterator[T]:
     """A tqdm progress bar on standard error when enabled and tqdm is installed."""
     if enabled:
@@ -238,15 +252,7 @@ def markdown_table(rows: Sequence[dict[str, Any]], paper: dict[str, PaperRow], t
         cells += [
             cell("nodes", "size"),
             cell("accuracy", "accuracy", "{:.0f}"),
-            cell("xps_avg", "xps_avg", "{:.1f}"),
-            cell("axp_max", "axp_max"),
-            cell("axp_min", "axp_min"),
-            cell("axp_avg", "axp_avg", "{:.1f}"),
-            cell("axp_len_pct", "axp_len_pct", "{:.0f}"),
-            cell("cxp_max", "cxp_max"),
-            cell("cxp_min", "cxp_min"),
-            cell("cxp_avg", "cxp_avg", "{:.1f}"),
-            cell("cxp_len_pct", "cxp_len_pct", "{:.0f}"),
+            *(cell(key, key, fmt) for key, fmt in EXPLANATION_COLUMNS),
             cell("runtime_total", "runtime_total", "{:.3f}"),
             cell("runtime_max", "runtime_max", "{:.4f}"),
             cell("runtime_min", "runtime_min", "{:.4f}"),
@@ -479,15 +485,7 @@ def markdown_table_learners(
             cell("nodes", "size"),
             cell("accuracy", "accuracy", "{:.0f}"),
             *([" / ".join(searched) or "-"] if searches else []),
-            cell("xps_avg", "xps_avg", "{:.1f}"),
-            cell("axp_max", "axp_max"),
-            cell("axp_min", "axp_min"),
-            cell("axp_avg", "axp_avg", "{:.1f}"),
-            cell("axp_len_pct", "axp_len_pct", "{:.0f}"),
-            cell("cxp_max", "cxp_max"),
-            cell("cxp_min", "cxp_min"),
-            cell("cxp_avg", "cxp_avg", "{:.1f}"),
-            cell("cxp_len_pct", "cxp_len_pct", "{:.0f}"),
+            *(cell(key, key, fmt) for key, fmt in EXPLANATION_COLUMNS),
             cell("runtime_total", "runtime_total", "{:.3f}"),
             cell("runtime_avg", "runtime_avg", "{:.4f}"),
         ]
