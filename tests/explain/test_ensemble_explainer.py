@@ -119,8 +119,9 @@ def test_membership_classes_and_smallest_agree_with_brute_force(kind: str) -> No
 @pytest.mark.parametrize("backend", ["pb", "lra"])
 def test_the_oracle_layers_answer_alike(backend: str) -> None:
     """Exhaustive evaluation, the bound and branch and bound, and the solver alone agree
-    with brute force on every set of fixed features."""
-    exact_cases = 0
+    with brute force on every set of fixed features; the fixed features a proof says it
+    used (``last_core``) are themselves enough."""
+    exact_cases = cores = 0
     for seed in range(300, 316):
         est, feats, model, x = _case(seed, ENSEMBLE_KINDS[seed % 4])
         names = [f.name for f in feats]
@@ -132,27 +133,36 @@ def test_the_oracle_layers_answer_alike(backend: str) -> None:
             EnsembleOracle(space, backend, exhaustive_limit=0),
             EnsembleOracle(space, backend, exhaustive_limit=0, bnb_nodes=0),
         ]
+
+        def possible(fixed, est=est, x=x, grid=grid, names=names, pred=pred):
+            axes = [[x[n]] if i in fixed else grid[i] for i, n in enumerate(names)]
+            points = np.array(list(itertools.product(*axes)), dtype=float)
+            return bool((est.predict(points) != pred).any())
+
         for r in range(len(feats) + 1):
             for fixed in itertools.combinations(range(len(feats)), r):
-                axes = [[x[n]] if i in fixed else grid[i] for i, n in enumerate(names)]
-                points = np.array(list(itertools.product(*axes)), dtype=float)
-                possible = bool((est.predict(points) != pred).any())
+                other = possible(fixed)
                 for o in oracles:
                     w = o.check(fixed)
-                    assert (w is not None) == possible, (seed, fixed, o.shortcuts)
+                    assert (w is not None) == other, (seed, fixed, o.shortcuts)
                     if w is not None:
                         row = [float(v) for v in space.values(w.tolist()).values()]
                         assert est.predict(np.array([row]))[0] != pred
+                    elif o.last_core is not None:
+                        assert set(o.last_core) <= set(fixed), (seed, fixed)
+                        assert not possible(o.last_core), (seed, fixed, o.last_core)
+                        cores += len(o.last_core) < len(fixed)
                 # the branch and bound alone (the greedy search usually answers before it)
                 mask = np.isin(np.arange(len(feats)), fixed)
                 decided, w = oracles[1]._branch_and_bound(mask, 100_000)
-                assert decided and (w is not None) == possible, (seed, fixed)
+                assert decided and (w is not None) == other, (seed, fixed)
         exact_cases += oracles[0].exact_vote
         if oracles[0].exact_vote:  # the solver states the model's function: never refuted
             assert oracles[0].solver_calls > 0 and oracles[0].refinements == 0, seed
         for o in oracles:
             o.close()
     assert exact_cases >= 4
+    assert cores > 20  # proofs that needed fewer features than were fixed
 
 
 def test_verifier_accepts_the_answers() -> None:

@@ -43,11 +43,15 @@ and the solver is asked again (counterexample-guided refinement).  An answer "an
 always comes with an input the model itself classifies otherwise, and "no other class" is
 proved by the relaxed, hence sound, constraint.
 
-Before the solver, three cheap decisions (``shortcuts``): when the free features have few
-cell combinations, all are evaluated with ``predict_batch`` (exact); an upper bound on each
-score difference that lets every tree choose its best leaf independently among those the
-fixed features allow proves "no other class" when it is negative; and a greedy search from
-the instance, one free feature at a time, often finds an input of another class.
+Before the solver, cheap decisions (``shortcuts``): when the free features have few cell
+combinations, all are evaluated with ``predict_batch`` (exact); an upper bound on each score
+difference that lets every tree choose its best leaf independently among those the fixed
+features allow rules out each class whose bound is negative; a greedy search from the
+instance, one free feature at a time, often finds an input of another class; then each class
+still open, likeliest first, goes to a branch and bound over boxes of cells with a budget,
+and only when that does not decide, to the solver.  A "no other class" answer records the
+fixed features its proofs used (:attr:`EnsembleOracle.last_core`: the solver's unsatisfiable
+cores, the features the bound needs), which lets an AXp drop the others at once.
 
 Examples
 --------
@@ -178,8 +182,8 @@ class EnsembleOracle(SolverOwner):
         self._bnb_budget = bnb_nodes
         #: a ``time.perf_counter()`` after which a check raises :class:`OracleTimeout`
         self.deadline: float | None = None
-        #: after a check answered None by a solver proof: the fixed features the proof used
-        #: (an unsatisfiable core, itself a weak AXp), else None
+        #: after a check answered None by the bound, branch and bound or solver: the fixed
+        #: features the proofs used (itself a weak AXp), else None
         self.last_core: list[int] | None = None
         self.n_features = len(space.features)
         base_row = space.rows(np.asarray([space.instance_cell]))
@@ -299,19 +303,44 @@ class EnsembleOracle(SolverOwner):
         combos = math.prod(n_cells[i] for i in free.tolist())
         if combos <= self.exhaustive_limit:
             return self._exhaustive(free)
-        if self.shortcuts:
-            if self._bound_excludes(mask):
-                return None
-            found = self._greedy(free)
+        bounds = self._bounds(mask)
+        order = sorted(range(len(self._pairs)), key=lambda q: -bounds[q])  # likeliest first
+        open_pairs = [q for q in order if self._may_beat(bounds[q], self._pairs[q])]
+        if not self.shortcuts:
+            return self._decide(mask, order, [])
+        if not open_pairs:
+            return self._decide(mask, [], order)
+        found = self._greedy(free)
+        if found is not None:
+            return found
+        closed = [q for q in order if q not in open_pairs]
+        return self._decide(mask, open_pairs, closed)
+
+    def _decide(self, mask: np.ndarray, open_pairs: list[int], closed: list[int]) -> Any:
+        """Each pair of ``open_pairs`` in turn, by branch and bound (with ``shortcuts``),
+        else by the solver: the first witness, or None with :attr:`last_core` the fixed
+        features the proofs used (``closed``: the pairs the bound already excludes)."""
+        fixed = np.flatnonzero(mask).tolist()
+        core: set[int] = set()
+        for q in open_pairs:
+            if self.shortcuts:
+                decided, found = self._pair_branch_and_bound(mask, q, self._bnb_budget)
+                if decided:
+                    if found is not None:
+                        return found
+                    core.update(fixed)
+                    continue
+                # the questions of one instance tend to be alike: after a branch and bound
+                # that did not decide, the next ones get less (the solver decides them better)
+                self._bnb_budget = max(self.bnb_nodes // 16, self._bnb_budget // 4)
+            found, used = self._solve_pair(mask, q)
             if found is not None:
                 return found
-            decided, found = self._branch_and_bound(mask, self._bnb_budget)
-            if decided:
-                return found
-            # the questions of one instance tend to be alike: after a branch and bound that
-            # did not decide, the next ones get less (the solver decides them better)
-            self._bnb_budget = max(self.bnb_nodes // 16, self._bnb_budget // 4)
-        return self._solve(mask)
+            core.update(used)
+        for q in closed:
+            core.update(self._bound_core(mask, q))
+        self.last_core = sorted(core)
+        return None
 
     def witness_values(self, cells: np.ndarray) -> dict[str, Any]:
         """The explained features' values of a witness."""
@@ -337,7 +366,18 @@ class EnsembleOracle(SolverOwner):
         return bound >= -2 * self._eps
 
     def _branch_and_bound(self, fixed: np.ndarray, budget: int) -> tuple[bool, np.ndarray | None]:
-        """Depth-first branch and bound over boxes of cells: (decided, witness).
+        """:meth:`_pair_branch_and_bound` over every pair in turn: (decided, witness)."""
+        for q in range(len(self._pairs)):
+            decided, found = self._pair_branch_and_bound(fixed, q, budget)
+            if not decided or found is not None:
+                return decided, found
+        return True, None
+
+    def _pair_branch_and_bound(
+        self, fixed: np.ndarray, q: int, budget: int
+    ) -> tuple[bool, np.ndarray | None]:
+        """Depth-first branch and bound over boxes of cells: can pair ``q``'s class beat the
+        prediction?  (decided, witness).
 
         A box's bound lets each tree take its best leaf among those meeting the box; a box
         whose bound cannot beat the prediction is dropped; when the best leaves of the trees
@@ -346,6 +386,7 @@ class EnsembleOracle(SolverOwner):
         more than ``budget`` boxes were needed (the solver then decides).
         """
         space = self.space
+        pair = self._pairs[q]
         inst = np.asarray(space.instance_cell, dtype=np.int64)
         k = np.asarray(space.n_cells, dtype=np.int64)
         starts = np.asarray(self._tree_start[:-1])
@@ -353,52 +394,51 @@ class EnsembleOracle(SolverOwner):
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
         nodes = 0
         root = ~self._dis[:, fixed].any(axis=1)  # the leaves meeting the whole box
-        for pair in self._pairs:
-            stack = [(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k), root)]
-            while stack:
-                lo, hi, compat = stack.pop()
-                nodes += 1
-                if nodes > budget:
-                    return False, None
-                if nodes % 64 == 0:
-                    self._check_deadline()
-                vals = np.where(compat, pair.u, -np.inf)
-                seg = np.maximum.reduceat(vals, starts)
-                if not self._may_beat(float(seg.sum()) + float(pair.const), pair):
-                    continue
-                best = np.flatnonzero(vals == seg[tree_of])
-                first = best[np.unique(tree_of[best], return_index=True)[1]]
-                ilo = np.maximum(lo, box_lo[first].max(axis=0))
-                ihi = np.minimum(hi, box_hi[first].min(axis=0))
-                conflicted = np.asarray(ilo >= ihi, dtype=bool)
-                cells = ilo.copy()
-                for i, m in box_sets.items():
-                    common = np.asarray(m[first].all(axis=0), dtype=bool)
-                    common[: lo[i]] = False
-                    common[hi[i] :] = False
-                    if common.any():
-                        cells[i] = int(np.argmax(common))
-                    else:
-                        conflicted[i] = True
-                if not conflicted.any() and self._others(cells[None, :])[0]:
-                    return True, cells
-                wide = (hi - lo) > 1
-                pick = np.flatnonzero(conflicted & wide)
-                if not len(pick):
-                    pick = np.flatnonzero(wide)
-                    if not len(pick):
-                        continue  # one input, evaluated: a near-tie the floats decide
-                i = int(pick[np.argmax((hi - lo)[pick])])
-                cut = int(ihi[i]) if conflicted[i] and space.ordered[i] else int(lo[i] + hi[i]) // 2
-                left_hi, right_lo = hi.copy(), lo.copy()
-                left_hi[i], right_lo[i] = cut, cut
-                if i in box_sets:
-                    meets_left = box_sets[i][:, lo[i] : cut].any(axis=1)
-                    meets_right = box_sets[i][:, cut : hi[i]].any(axis=1)
+        stack = [(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k), root)]
+        while stack:
+            lo, hi, compat = stack.pop()
+            nodes += 1
+            if nodes > budget:
+                return False, None
+            if nodes % 64 == 0:
+                self._check_deadline()
+            vals = np.where(compat, pair.u, -np.inf)
+            seg = np.maximum.reduceat(vals, starts)
+            if not self._may_beat(float(seg.sum()) + float(pair.const), pair):
+                continue
+            best = np.flatnonzero(vals == seg[tree_of])
+            first = best[np.unique(tree_of[best], return_index=True)[1]]
+            ilo = np.maximum(lo, box_lo[first].max(axis=0))
+            ihi = np.minimum(hi, box_hi[first].min(axis=0))
+            conflicted = np.asarray(ilo >= ihi, dtype=bool)
+            cells = ilo.copy()
+            for i, m in box_sets.items():
+                common = np.asarray(m[first].all(axis=0), dtype=bool)
+                common[: lo[i]] = False
+                common[hi[i] :] = False
+                if common.any():
+                    cells[i] = int(np.argmax(common))
                 else:
-                    meets_left, meets_right = box_lo[:, i] < cut, box_hi[:, i] > cut
-                stack.append((right_lo, hi, compat & meets_right))
-                stack.append((lo, left_hi, compat & meets_left))
+                    conflicted[i] = True
+            if not conflicted.any() and self._others(cells[None, :])[0]:
+                return True, cells
+            wide = (hi - lo) > 1
+            pick = np.flatnonzero(conflicted & wide)
+            if not len(pick):
+                pick = np.flatnonzero(wide)
+                if not len(pick):
+                    continue  # one input, evaluated: a near-tie the floats decide
+            i = int(pick[np.argmax((hi - lo)[pick])])
+            cut = int(ihi[i]) if conflicted[i] and space.ordered[i] else int(lo[i] + hi[i]) // 2
+            left_hi, right_lo = hi.copy(), lo.copy()
+            left_hi[i], right_lo[i] = cut, cut
+            if i in box_sets:
+                meets_left = box_sets[i][:, lo[i] : cut].any(axis=1)
+                meets_right = box_sets[i][:, cut : hi[i]].any(axis=1)
+            else:
+                meets_left, meets_right = box_lo[:, i] < cut, box_hi[:, i] > cut
+            stack.append((right_lo, hi, compat & meets_right))
+            stack.append((lo, left_hi, compat & meets_left))
         return True, None
 
     def _bounds(self, fixed: np.ndarray) -> list[float]:
@@ -412,10 +452,22 @@ class EnsembleOracle(SolverOwner):
             for pair in self._pairs
         ]
 
-    def _bound_excludes(self, fixed: np.ndarray) -> bool:
-        """True when no pair's bound lets its class beat the prediction (a sound proof of
-        "no other class")."""
-        return not any(map(self._may_beat, self._bounds(fixed), self._pairs))
+    def _bound_core(self, fixed: np.ndarray, q: int) -> list[int]:
+        """The fixed features the bound's proof that pair ``q``'s class cannot win uses: each
+        in turn is freed unless the bound then allows the class."""
+        pair = self._pairs[q]
+        starts = np.asarray(self._tree_start[:-1])
+        dis = self._dis
+        count = dis[:, fixed].sum(axis=1)  # per leaf, the fixed features excluding it
+        used = []
+        for i in np.flatnonzero(fixed).tolist():
+            trial = count - dis[:, i]
+            best = np.maximum.reduceat(np.where(trial == 0, pair.u, -np.inf), starts)
+            if self._may_beat(float(best.sum()) + float(pair.const), pair):
+                used.append(i)
+            else:
+                count = trial
+        return used
 
     def _margin(self, scores: np.ndarray) -> np.ndarray:
         """How far each row's best other class is from beating the prediction (larger:
@@ -459,45 +511,34 @@ class EnsembleOracle(SolverOwner):
             raise OracleTimeout
         return left
 
-    def _solve(self, fixed: np.ndarray) -> np.ndarray | None:
-        """Ask the solver, one class at a time (the likeliest first, by the independent-tree
-        bound): each question has one vote constraint, which the solver refutes much faster
-        than a disjunction of them."""
+    def _solve_pair(self, fixed: np.ndarray, q: int) -> tuple[np.ndarray | None, list[int]]:
+        """Ask the solver whether pair ``q``'s class can beat the prediction: (a witness,
+        None) or (None, the fixed features of the unsatisfiable core).  One vote constraint
+        per question: the solver refutes it much faster than a disjunction of them."""
         import z3
 
         if self._solver is None:
             self._build()
         s = self._solver
         assumptions = [self._sel[i] for i in np.flatnonzero(fixed).tolist()]
-        core: set[str] = set()
-        for q in self._likeliest_first(fixed):
-            while True:
-                self.solver_calls += 1
-                left = self._check_deadline()
-                s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
-                answer = s.check(*assumptions, self._beats_literal(q))
-                if answer == z3.unsat:
-                    core |= {str(a) for a in s.unsat_core()}
-                    break
-                if answer == z3.unknown and self.deadline is not None:
-                    self._check_deadline()
-                if answer != z3.sat:
-                    raise InvalidQueryError(
-                        f"the z3 solver answered {answer}: {s.reason_unknown()}"
-                    )
-                cells = self._decode(s.model())
-                if self._others(cells[None, :])[0]:
-                    return cells
-                # a near-tie the relaxed constraint admits but the model's floats do not
-                self.refinements += 1
-                s.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
-        self.last_core = [i for i in range(self.n_features) if f"s{i}" in core]
-        return None
-
-    def _likeliest_first(self, fixed: np.ndarray) -> list[int]:
-        """The pairs' indices by decreasing independent-tree bound."""
-        bounds = self._bounds(fixed)
-        return sorted(range(len(self._pairs)), key=lambda q: -bounds[q])
+        while True:
+            self.solver_calls += 1
+            left = self._check_deadline()
+            s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
+            answer = s.check(*assumptions, self._beats_literal(q))
+            if answer == z3.unsat:
+                core = {str(a) for a in s.unsat_core()}
+                return None, [i for i in range(self.n_features) if f"s{i}" in core]
+            if answer == z3.unknown and self.deadline is not None:
+                self._check_deadline()
+            if answer != z3.sat:
+                raise InvalidQueryError(f"the z3 solver answered {answer}: {s.reason_unknown()}")
+            cells = self._decode(s.model())
+            if self._others(cells[None, :])[0]:
+                return cells, []
+            # a near-tie the relaxed constraint admits but the model's floats do not
+            self.refinements += 1
+            s.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
 
     def _decode(self, model: Any) -> np.ndarray:
         import z3
