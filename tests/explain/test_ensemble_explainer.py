@@ -9,6 +9,7 @@ feature classes and smallest explanations agree with it; the verifier accepts th
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -296,3 +297,26 @@ def test_the_oracle_layers_answer_alike_on_groups() -> None:
                     assert decided and (w is not None) == possible, (seed, fixed)
                     checked += 1
     assert checked == 20 * 8
+
+
+def test_a_deadline_inside_a_solver_call_is_a_timeout() -> None:
+    """A deadline that ends inside a solver call raises OracleTimeout (which ends an
+    enumeration quietly), whatever millisecond z3's timer fires at: never an error."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    from xpg.explain.ensemble.oracle import OracleTimeout
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rf = RandomForestClassifier(n_estimators=50, max_depth=6, random_state=0).fit(X, y)
+    model = ensemble_from_sklearn(rf)
+    timeouts = 0
+    for k in range(20):
+        with EnsembleOracle(CellSpace(model, list(X[k % 5])), shortcuts=False) as oracle:
+            oracle.check(range(0, 30, 3))  # the solver is built
+            oracle.deadline = time.perf_counter() + 0.0003 + 0.0002 * k
+            try:
+                oracle.check(range(0, 30, 2))
+            except OracleTimeout:
+                timeouts += 1
+    assert timeouts > 5

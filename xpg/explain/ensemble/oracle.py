@@ -529,8 +529,10 @@ class EnsembleOracle(SolverOwner):
             if answer == z3.unsat:
                 core = {str(a) for a in s.unsat_core()}
                 return None, [i for i in range(self.n_features) if f"s{i}" in core]
-            if answer == z3.unknown and self.deadline is not None:
-                self._check_deadline()
+            if answer == z3.unknown and left is not None and s.reason_unknown() == "timeout":
+                # z3's timer ran the time left out (in whole milliseconds, so possibly a
+                # little before the deadline itself)
+                raise OracleTimeout
             if answer != z3.sat:
                 raise InvalidQueryError(f"the z3 solver answered {answer}: {s.reason_unknown()}")
             cells = self._decode(s.model())
