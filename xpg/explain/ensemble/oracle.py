@@ -95,7 +95,7 @@ ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
 #: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
 EXHAUSTIVE_LIMIT = 2048
 #: boxes the branch and bound may visit (with ``shortcuts``) before the solver decides
-BNB_NODES = 200
+BNB_NODES = 1500
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
 _PB_SCALE_BITS = 24
 
@@ -392,19 +392,23 @@ class EnsembleOracle(SolverOwner):
         starts = np.asarray(self._tree_start[:-1])
         tree_of = self._leaf_tree
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
+
+        def scored(lo: np.ndarray, hi: np.ndarray, compat: np.ndarray) -> tuple[Any, ...]:
+            vals = np.where(compat, pair.u, -np.inf)
+            seg = np.maximum.reduceat(vals, starts)
+            return float(seg.sum()) + float(pair.const), lo, hi, vals, seg, compat
+
         nodes = 0
         root = ~self._dis[:, fixed].any(axis=1)  # the leaves meeting the whole box
-        stack = [(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k), root)]
+        stack = [scored(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k), root)]
         while stack:
-            lo, hi, compat = stack.pop()
+            bound, lo, hi, vals, seg, compat = stack.pop()
             nodes += 1
             if nodes > budget:
                 return False, None
             if nodes % 64 == 0:
                 self._check_deadline()
-            vals = np.where(compat, pair.u, -np.inf)
-            seg = np.maximum.reduceat(vals, starts)
-            if not self._may_beat(float(seg.sum()) + float(pair.const), pair):
+            if not self._may_beat(bound, pair):
                 continue
             best = np.flatnonzero(vals == seg[tree_of])
             first = best[np.unique(tree_of[best], return_index=True)[1]]
@@ -437,8 +441,12 @@ class EnsembleOracle(SolverOwner):
                 meets_right = box_sets[i][:, cut : hi[i]].any(axis=1)
             else:
                 meets_left, meets_right = box_lo[:, i] < cut, box_hi[:, i] > cut
-            stack.append((right_lo, hi, compat & meets_right))
-            stack.append((lo, left_hi, compat & meets_left))
+            # the more promising half is searched first (a witness sooner)
+            halves = [
+                scored(right_lo, hi, compat & meets_right),
+                scored(lo, left_hi, compat & meets_left),
+            ]
+            stack += sorted(halves, key=lambda h: h[0])
         return True, None
 
     def _bounds(self, fixed: np.ndarray) -> list[float]:
