@@ -316,7 +316,9 @@ class EnsembleOracle(SolverOwner):
         closed = [q for q in order if q not in open_pairs]
         return self._decide(mask, open_pairs, closed)
 
-    def _decide(self, mask: np.ndarray, open_pairs: list[int], closed: list[int]) -> Any:
+    def _decide(
+        self, mask: np.ndarray, open_pairs: list[int], closed: list[int]
+    ) -> np.ndarray | None:
         """Each pair of ``open_pairs`` in turn, by branch and bound (with ``shortcuts``),
         else by the solver: the first witness, or None with :attr:`last_core` the fixed
         features the proofs used (``closed``: the pairs the bound already excludes)."""
@@ -520,8 +522,8 @@ class EnsembleOracle(SolverOwner):
         return left
 
     def _solve_pair(self, fixed: np.ndarray, q: int) -> tuple[np.ndarray | None, list[int]]:
-        """Ask the solver whether pair ``q``'s class can beat the prediction: (a witness,
-        None) or (None, the fixed features of the unsatisfiable core).  One vote constraint
+        """Ask the solver whether pair ``q``'s class can beat the prediction: (a witness, [])
+        or (None, the fixed features of the unsatisfiable core).  One vote constraint
         per question: the solver refutes it much faster than a disjunction of them."""
         import z3
 
