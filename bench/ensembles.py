@@ -732,10 +732,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for p in prepared:
                     timed = run_model(p, peer, args, not args.no_progress)
                     this.append(timed)
-                    if run == 0:
-                        firsts.append(first_run_summary(p, timed, args, peer))
-                    per_instance += instance_rows(p, run, timed)
                     s = timing_summary([timed])
+                    # the times first: the exactness checks below can take long
                     print(
                         f"run {run + 1}/{args.runs} {p.ds.name} {p.name}: one AXp "
                         f"{s['ours_one_axp_ms']} ms (PyXAI {s['pyxai_one_sr_ms'] or '-'} ms), "
@@ -743,6 +741,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         " ms)",
                         file=sys.stderr,
                     )
+                    if run == 0:
+                        firsts.append(first_run_summary(p, timed, args, peer))
+                    per_instance += instance_rows(p, run, timed)
                 runs.append(this)
             finally:
                 if session is not None:
