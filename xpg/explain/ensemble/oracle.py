@@ -479,6 +479,24 @@ class EnsembleOracle(SolverOwner):
                 count = trial
         return used
 
+    def deletion_order(self, fixed: list[int]) -> list[int]:
+        """``fixed`` in the order an AXp by deletion tries to free them: least effect on the
+        independent-tree bound first, so that the features that matter most are tried last
+        (then likelier kept, and the AXp's proofs have more margin)."""
+        mask = np.zeros(self.n_features, dtype=bool)
+        mask[fixed] = True
+        starts = np.asarray(self._tree_start[:-1])
+        count = self._dis[:, mask].sum(axis=1)  # per leaf, the fixed features excluding it
+        rise = [
+            max(
+                float(np.maximum.reduceat(np.where(reach, pair.u, -np.inf), starts).sum())
+                + float(pair.const)
+                for pair in self._pairs
+            )
+            for reach in ((count - self._dis[:, i]) == 0 for i in fixed)
+        ]
+        return [fixed[j] for j in np.argsort(rise, kind="stable").tolist()]
+
     def _margin(self, scores: np.ndarray) -> np.ndarray:
         """How far each row's best other class is from beating the prediction (larger:
         closer; the decision itself is the model's)."""

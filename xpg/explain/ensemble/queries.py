@@ -5,8 +5,10 @@ The algorithms are those of the explanation-graph queries with the graph travers
 by the oracle ("can another class be predicted with these features fixed?"):
 
 * AXp by deletion from a weak AXp (each feature in turn is freed unless another class
-  becomes possible); CXp by deletion from a weak CXp, jumping each time to the features the
-  oracle's witness input actually changes (a weak CXp, usually much smaller);
+  becomes possible; those with the least effect on the independent-tree bound first,
+  :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`); CXp by deletion
+  from a weak CXp, jumping each time to the features the oracle's witness input actually
+  changes (a weak CXp, usually much smaller);
 * MARCO enumeration over one python-sat solver with one variable per tested feature (true:
   fixed), blocking each AXp (not all fixed again) and each CXp (not all free again); every
   model of the solver yields a new explanation, and an unsatisfiable solver proves the
@@ -70,7 +72,8 @@ def is_weak_axp(oracle: EnsembleOracle, fixed: Sequence[int]) -> bool:
 
 
 def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
-    """A subset-minimal AXp inside the weak AXp ``fixed``, by deletion in feature order."""
+    """A subset-minimal AXp inside the weak AXp ``fixed``, by deletion (in the oracle's
+    :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`)."""
     keep = set(tested(oracle))
     current = sorted(set(fixed) & keep)
     if oracle.check(current) is not None:
@@ -81,7 +84,7 @@ def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
         )
     if oracle.last_core is not None:
         current = [u for u in current if u in set(oracle.last_core)]
-    for v in list(current):
+    for v in oracle.deletion_order(current):
         if v not in current:
             continue
         trial = [u for u in current if u != v]
