@@ -220,6 +220,7 @@ class EnsembleOracle(SolverOwner):
             layout.cache["leaves"] = _leaves_of(layout)
         leaves = layout.cache["leaves"]
         self._reach, self._alias, self._tree_start = leaves.reach, leaves.alias, leaves.start
+        self._starts = np.asarray(leaves.start[:-1])  # for np.maximum.reduceat over the trees
         self._leaf_tree, self._leaf_node = leaves.tree, leaves.node
         self._box_lo, self._box_hi, self._box_sets = leaves.lo, leaves.hi, leaves.sets
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
@@ -391,7 +392,7 @@ class EnsembleOracle(SolverOwner):
         pair = self._pairs[q]
         inst = np.asarray(space.instance_cell, dtype=np.int64)
         k = np.asarray(space.n_cells, dtype=np.int64)
-        starts = np.asarray(self._tree_start[:-1])
+        starts = self._starts
         tree_of = self._leaf_tree
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
 
@@ -451,29 +452,26 @@ class EnsembleOracle(SolverOwner):
             stack += sorted(halves, key=lambda h: h[0])
         return True, None
 
+    def _bound(self, pair: _Pair, reach: np.ndarray) -> float:
+        """An upper bound on ``pair``'s score difference: every tree free to choose its best
+        leaf among those ``reach`` marks."""
+        best = np.maximum.reduceat(np.where(reach, pair.u, -np.inf), self._starts)
+        return float(best.sum()) + float(pair.const)
+
     def _bounds(self, fixed: np.ndarray) -> list[float]:
-        """Per pair, an upper bound on its score difference: every tree free to choose its
-        best leaf among those the fixed features allow."""
+        """Per pair, :meth:`_bound` over the leaves the fixed features allow."""
         reach = ~self._dis[:, fixed].any(axis=1)
-        starts = np.asarray(self._tree_start[:-1])
-        return [
-            float(np.maximum.reduceat(np.where(reach, pair.u, -np.inf), starts).sum())
-            + float(pair.const)
-            for pair in self._pairs
-        ]
+        return [self._bound(pair, reach) for pair in self._pairs]
 
     def _bound_core(self, fixed: np.ndarray, q: int) -> list[int]:
         """The fixed features the bound's proof that pair ``q``'s class cannot win uses: each
         in turn is freed unless the bound then allows the class."""
         pair = self._pairs[q]
-        starts = np.asarray(self._tree_start[:-1])
-        dis = self._dis
-        count = dis[:, fixed].sum(axis=1)  # per leaf, the fixed features excluding it
+        count = self._dis[:, fixed].sum(axis=1)  # per leaf, the fixed features excluding it
         used = []
         for i in np.flatnonzero(fixed).tolist():
-            trial = count - dis[:, i]
-            best = np.maximum.reduceat(np.where(trial == 0, pair.u, -np.inf), starts)
-            if self._may_beat(float(best.sum()) + float(pair.const), pair):
+            trial = count - self._dis[:, i]
+            if self._may_beat(self._bound(pair, trial == 0), pair):
                 used.append(i)
             else:
                 count = trial
@@ -485,15 +483,10 @@ class EnsembleOracle(SolverOwner):
         (then likelier kept, and the AXp's proofs have more margin)."""
         mask = np.zeros(self.n_features, dtype=bool)
         mask[fixed] = True
-        starts = np.asarray(self._tree_start[:-1])
         count = self._dis[:, mask].sum(axis=1)  # per leaf, the fixed features excluding it
         rise = [
-            max(
-                float(np.maximum.reduceat(np.where(reach, pair.u, -np.inf), starts).sum())
-                + float(pair.const)
-                for pair in self._pairs
-            )
-            for reach in ((count - self._dis[:, i]) == 0 for i in fixed)
+            max(self._bound(pair, (count - self._dis[:, i]) == 0) for pair in self._pairs)
+            for i in fixed
         ]
         return [fixed[j] for j in np.argsort(rise, kind="stable").tolist()]
 
