@@ -320,3 +320,32 @@ def test_a_deadline_inside_a_solver_call_is_a_timeout() -> None:
             except OracleTimeout:
                 timeouts += 1
     assert timeouts > 5
+
+
+def test_deletion_defers_the_questions_only_a_solver_decides() -> None:
+    """An AXp by deletion first asks without the solver and comes back to the questions the
+    cheap decisions left open: the result is still a subset-minimal AXp (brute force), and
+    such questions do occur (the greedy search is switched off so that more are left)."""
+    from xpg.explain.ensemble.oracle import Undecided
+    from xpg.explain.ensemble.queries import axp_from_fixed, tested
+
+    deferred = 0
+    for seed in range(600, 640):
+        est, feats, model, x = _case(seed, ENSEMBLE_KINDS[seed % 4])
+        truth = ensemble_oracle(est, feats, x)
+        with EnsembleOracle(CellSpace(model, x), exhaustive_limit=0, bnb_nodes=0) as oracle:
+            oracle._greedy = lambda free, passes=2: None  # type: ignore[method-assign]
+            ask = oracle.check
+
+            def counted(fixed, *, solver=True, ask=ask):
+                nonlocal deferred
+                try:
+                    return ask(fixed, solver=solver)
+                except Undecided:
+                    deferred += 1
+                    raise
+
+            oracle.check = counted  # type: ignore[method-assign]
+            axp = {oracle.space.names[i] for i in axp_from_fixed(oracle, tested(oracle))}
+            assert frozenset(axp) in truth.axps, (seed, axp)
+    assert deferred > 20

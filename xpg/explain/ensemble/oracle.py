@@ -48,10 +48,13 @@ combinations, all are evaluated with ``predict_batch`` (exact); an upper bound o
 difference that lets every tree choose its best leaf independently among those the fixed
 features allow rules out each class whose bound is negative; a greedy search from the
 instance, one free feature at a time, often finds an input of another class; then each class
-still open, likeliest first, goes to a branch and bound over boxes of cells with a budget,
-and only when that does not decide, to the solver.  A "no other class" answer records the
-fixed features its proofs used (:attr:`EnsembleOracle.last_core`: the solver's unsatisfiable
-cores, the features the bound needs), which lets an AXp drop the others at once.
+still open, likeliest first, goes to a branch and bound over the trees' leaves with a budget
+(each branch fixes one tree's leaf and cuts the box of cells down to it), and only when that
+does not decide, to the solver.  An AXp by deletion asks without the solver first and comes
+back to the questions left open at the end (``check(..., solver=False)``).  A "no other
+class" answer records the fixed features its proofs used
+(:attr:`EnsembleOracle.last_core`: the solver's unsatisfiable cores, the features the bound
+needs), which lets an AXp drop the others at once.
 
 Examples
 --------
@@ -78,7 +81,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any, Literal, NamedTuple, get_args
 
@@ -94,8 +97,8 @@ BACKENDS: tuple[str, ...] = get_args(Backend)
 ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
 #: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
 EXHAUSTIVE_LIMIT = 2048
-#: boxes the branch and bound may visit (with ``shortcuts``) before the solver decides
-BNB_NODES = 1500
+#: nodes the branch and bound may visit per class (with ``shortcuts``) before the solver decides
+BNB_NODES = 20000
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
 _PB_SCALE_BITS = 24
 
@@ -103,6 +106,11 @@ _PB_SCALE_BITS = 24
 class OracleTimeout(Exception):
     """Raised by :meth:`EnsembleOracle.check` once :attr:`EnsembleOracle.deadline` has passed
     (the enumeration's time budget); internal, never escapes the queries that set it."""
+
+
+class Undecided(Exception):
+    """Raised by :meth:`EnsembleOracle.check` with ``solver=False`` when the cheap decisions
+    do not decide the question (the caller may ask again later, with the solver)."""
 
 
 class _Pair:
@@ -287,10 +295,11 @@ class EnsembleOracle(SolverOwner):
         return zip(self._leaf_tree.tolist(), self._leaf_node.tolist())
 
     # -- the question ------------------------------------------------------------------------
-    def check(self, fixed: Iterable[int]) -> np.ndarray | None:
+    def check(self, fixed: Iterable[int], *, solver: bool = True) -> np.ndarray | None:
         """With the features ``fixed`` (indices) at the instance's cells and the others free:
         one choice of cells (a witness) that the model classifies otherwise, or None when
-        none exists."""
+        none exists; with ``solver=False``, :class:`Undecided` is raised instead of asking
+        the solver."""
         self._check_open()
         self.calls += 1
         self.last_core = None
@@ -308,21 +317,22 @@ class EnsembleOracle(SolverOwner):
         order = sorted(range(len(self._pairs)), key=lambda q: -bounds[q])  # likeliest first
         open_pairs = [q for q in order if self._may_beat(bounds[q], self._pairs[q])]
         if not self.shortcuts:
-            return self._decide(mask, order, [])
+            return self._decide(mask, order, [], solver)
         if not open_pairs:
-            return self._decide(mask, [], order)
+            return self._decide(mask, [], order, solver)
         found = self._greedy(free)
         if found is not None:
             return found
         closed = [q for q in order if q not in open_pairs]
-        return self._decide(mask, open_pairs, closed)
+        return self._decide(mask, open_pairs, closed, solver)
 
     def _decide(
-        self, mask: np.ndarray, open_pairs: list[int], closed: list[int]
+        self, mask: np.ndarray, open_pairs: list[int], closed: list[int], solver: bool
     ) -> np.ndarray | None:
         """Each pair of ``open_pairs`` in turn, by branch and bound (with ``shortcuts``),
-        else by the solver: the first witness, or None with :attr:`last_core` the fixed
-        features the proofs used (``closed``: the pairs the bound already excludes)."""
+        else by the solver (else :class:`Undecided`): the first witness, or None with
+        :attr:`last_core` the fixed features the proofs used (``closed``: the pairs the
+        bound already excludes)."""
         fixed = np.flatnonzero(mask).tolist()
         core: set[int] = set()
         for q in open_pairs:
@@ -336,6 +346,8 @@ class EnsembleOracle(SolverOwner):
                 # the questions of one instance tend to be alike: after a branch and bound
                 # that did not decide, the next ones get less (the solver decides them better)
                 self._bnb_budget = max(self.bnb_nodes // 16, self._bnb_budget // 4)
+            if not solver:
+                raise Undecided
             found, used = self._solve_pair(mask, q)
             if found is not None:
                 return found
@@ -379,77 +391,78 @@ class EnsembleOracle(SolverOwner):
     def _pair_branch_and_bound(
         self, fixed: np.ndarray, q: int, budget: int
     ) -> tuple[bool, np.ndarray | None]:
-        """Depth-first branch and bound over boxes of cells: can pair ``q``'s class beat the
-        prediction?  (decided, witness).
+        """Depth-first branch and bound over the trees' leaves: can pair ``q``'s class beat
+        the prediction?  (decided, witness).
 
-        A box's bound lets each tree take its best leaf among those meeting the box; a box
-        whose bound cannot beat the prediction is dropped; when the best leaves of the trees
-        meet in a common cell choice, that input is evaluated with the model; otherwise the
-        box is split on a feature where two best leaves disagree.  ``decided`` is False when
-        more than ``budget`` boxes were needed (the solver then decides).
+        A node is a box of cells and the leaves that meet it; its bound lets each tree take
+        its best such leaf.  A node whose bound cannot beat the prediction is dropped; one
+        where every tree's leaves meeting the box weigh alike has the bound as its exact
+        value, and a point of the box is evaluated with the model; otherwise the node
+        branches on the tree whose leaves differ most, one child per leaf (heaviest first),
+        the box cut down to that leaf's.  Fixing whole leaves, not halves of one feature's
+        range, keeps the features consistent across trees (the search of Chen et al. and of
+        Devos et al.'s Veritas).  ``decided`` is False when more than ``budget`` nodes were
+        needed (the solver then decides).
         """
-        space = self.space
         pair = self._pairs[q]
-        inst = np.asarray(space.instance_cell, dtype=np.int64)
-        k = np.asarray(space.n_cells, dtype=np.int64)
-        starts = self._starts
-        tree_of = self._leaf_tree
+        inst = np.asarray(self.space.instance_cell, dtype=np.int64)
+        k = np.asarray(self.space.n_cells, dtype=np.int64)
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
+        root = (
+            np.flatnonzero(~self._dis[:, fixed].any(axis=1)),
+            np.where(fixed, inst, 0),
+            np.where(fixed, inst + 1, k),
+            {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
+        )
 
-        def scored(lo: np.ndarray, hi: np.ndarray, compat: np.ndarray) -> tuple[Any, ...]:
-            vals = np.where(compat, pair.u, -np.inf)
-            seg = np.maximum.reduceat(vals, starts)
-            return float(seg.sum()) + float(pair.const), lo, hi, vals, seg, compat
+        def children(node: tuple[Any, ...], seg: np.ndarray) -> Iterator[tuple[Any, ...]]:
+            idx, lo, hi, sets = node
+            for leaf in seg[np.argsort(-pair.u[seg], kind="stable")].tolist():
+                nlo, nhi = np.maximum(lo, box_lo[leaf]), np.minimum(hi, box_hi[leaf])
+                keep = np.ones(len(idx), dtype=bool)
+                # a leaf meets the smaller box when it meets the old one and, on each
+                # feature narrowed, the new range (intervals: pairwise meeting is enough)
+                for f in np.flatnonzero((nlo != lo) | (nhi != hi)).tolist():
+                    keep &= (box_lo[idx, f] < nhi[f]) & (box_hi[idx, f] > nlo[f])
+                nsets = {}
+                for i, cur in sets.items():
+                    nsets[i] = cur & box_sets[i][leaf]
+                    if not np.array_equal(nsets[i], cur):
+                        keep &= (box_sets[i][idx] & nsets[i]).any(axis=1)
+                yield idx[keep], nlo, nhi, nsets
 
         nodes = 0
-        root = ~self._dis[:, fixed].any(axis=1)  # the leaves meeting the whole box
-        stack = [scored(np.where(fixed, inst, 0), np.where(fixed, inst + 1, k), root)]
+        stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
         while stack:
-            bound, lo, hi, vals, seg, compat = stack.pop()
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+                continue
             nodes += 1
             if nodes > budget:
                 return False, None
             if nodes % 64 == 0:
                 self._check_deadline()
-            if not self._may_beat(bound, pair):
+            idx, lo, hi, sets = node
+            u = pair.u[idx]
+            trees = self._leaf_tree[idx]
+            starts = np.flatnonzero(np.r_[True, trees[1:] != trees[:-1]])
+            top, bottom = np.maximum.reduceat(u, starts), np.minimum.reduceat(u, starts)
+            if not self._may_beat(float(top.sum()) + float(pair.const), pair):
                 continue
-            best = np.flatnonzero(vals == seg[tree_of])
-            first = best[np.unique(tree_of[best], return_index=True)[1]]
-            ilo = np.maximum(lo, box_lo[first].max(axis=0))
-            ihi = np.minimum(hi, box_hi[first].min(axis=0))
-            conflicted = np.asarray(ilo >= ihi, dtype=bool)
-            cells = ilo.copy()
-            for i, m in box_sets.items():
-                common = np.asarray(m[first].all(axis=0), dtype=bool)
-                common[: lo[i]] = False
-                common[hi[i] :] = False
-                if common.any():
-                    cells[i] = int(np.argmax(common))
-                else:
-                    conflicted[i] = True
-            if not conflicted.any() and self._others(cells[None, :])[0]:
-                return True, cells
-            wide = (hi - lo) > 1
-            pick = np.flatnonzero(conflicted & wide)
-            if not len(pick):
-                pick = np.flatnonzero(wide)
-                if not len(pick):
-                    continue  # one input, evaluated: a near-tie the floats decide
-            i = int(pick[np.argmax((hi - lo)[pick])])
-            cut = int(ihi[i]) if conflicted[i] and space.ordered[i] else int(lo[i] + hi[i]) // 2
-            left_hi, right_lo = hi.copy(), lo.copy()
-            left_hi[i], right_lo[i] = cut, cut
-            if i in box_sets:
-                meets_left = box_sets[i][:, lo[i] : cut].any(axis=1)
-                meets_right = box_sets[i][:, cut : hi[i]].any(axis=1)
-            else:
-                meets_left, meets_right = box_lo[:, i] < cut, box_hi[:, i] > cut
-            # the more promising half is searched first (a witness sooner)
-            halves = [
-                scored(right_lo, hi, compat & meets_right),
-                scored(lo, left_hi, compat & meets_left),
-            ]
-            stack += sorted(halves, key=lambda h: h[0])
+            ends = np.r_[starts[1:], len(idx)]
+            spread = top - bottom
+            j = int(np.argmax(spread))
+            if spread[j] <= 0:  # every point of the box scores the bound
+                cells = lo.copy()
+                for i, cur in sets.items():
+                    cells[i] = int(np.argmax(cur))
+                if self._others(cells[None, :])[0]:
+                    return True, cells
+                j = int(np.argmax(ends - starts))
+                if ends[j] - starts[j] == 1:
+                    continue  # one leaf per tree: the model's floats decided the whole box
+            stack.append(children(node, idx[starts[j] : ends[j]]))
         return True, None
 
     def _bound(self, pair: _Pair, reach: np.ndarray) -> float:
@@ -857,4 +870,4 @@ def _dyadic_bits(numbers: np.ndarray, magnitude: float, max_bits: int = 30) -> i
     return None
 
 
-__all__ = ["BACKENDS", "ROUTE_OF", "EnsembleOracle", "OracleTimeout"]
+__all__ = ["BACKENDS", "ROUTE_OF", "EnsembleOracle", "OracleTimeout", "Undecided"]

@@ -6,7 +6,9 @@ by the oracle ("can another class be predicted with these features fixed?"):
 
 * AXp by deletion from a weak AXp (each feature in turn is freed unless another class
   becomes possible; those with the least effect on the independent-tree bound first,
-  :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`); CXp by deletion
+  :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`; a question that only
+  the solver would decide is put off to a second pass, when fewer features are fixed and an
+  input of another class is easier to find); CXp by deletion
   from a weak CXp, jumping each time to the features the oracle's witness input actually
   changes (a weak CXp, usually much smaller);
 * MARCO enumeration over one python-sat solver with one variable per tested feature (true:
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from xpg.errors import InvalidSeedError
-from xpg.explain.ensemble.oracle import EnsembleOracle, OracleTimeout
+from xpg.explain.ensemble.oracle import EnsembleOracle, OracleTimeout, Undecided
 from xpg.explain.marco import (
     EnumerationResult,
     Explanation,
@@ -73,7 +75,10 @@ def is_weak_axp(oracle: EnsembleOracle, fixed: Sequence[int]) -> bool:
 
 def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
     """A subset-minimal AXp inside the weak AXp ``fixed``, by deletion (in the oracle's
-    :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`)."""
+    :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`; the questions the
+    cheap decisions leave open are asked again, with the solver, after the others: a
+    feature freed since only makes another class likelier, and one kept because of a
+    witness stays necessary)."""
     keep = set(tested(oracle))
     current = sorted(set(fixed) & keep)
     if oracle.check(current) is not None:
@@ -84,13 +89,20 @@ def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
         )
     if oracle.last_core is not None:
         current = [u for u in current if u in set(oracle.last_core)]
-    for v in oracle.deletion_order(current):
-        if v not in current:
-            continue
-        trial = [u for u in current if u != v]
-        if oracle.check(trial) is None:
-            core = oracle.last_core  # a weak AXp inside trial: free the rest at once
-            current = trial if core is None else [u for u in trial if u in set(core)]
+    deferred: list[int] = []
+    for solver, order in ((False, oracle.deletion_order(current)), (True, deferred)):
+        for v in order:
+            if v not in current:
+                continue
+            trial = [u for u in current if u != v]
+            try:
+                witness = oracle.check(trial, solver=solver)
+            except Undecided:
+                deferred.append(v)
+                continue
+            if witness is None:
+                core = oracle.last_core  # a weak AXp inside trial: free the rest at once
+                current = trial if core is None else [u for u in trial if u in set(core)]
     return current
 
 
