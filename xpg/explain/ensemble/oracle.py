@@ -231,6 +231,10 @@ class EnsembleOracle(SolverOwner):
         self._starts = np.asarray(leaves.start[:-1])  # for np.maximum.reduceat over the trees
         self._leaf_tree, self._leaf_node = leaves.tree, leaves.node
         self._box_lo, self._box_hi, self._box_sets = leaves.lo, leaves.hi, leaves.sets
+        self._box_lo_t, self._box_hi_t = (
+            np.ascontiguousarray(leaves.lo.T),
+            np.ascontiguousarray(leaves.hi.T),
+        )
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
         dis = (leaves.lo > inst) | (leaves.hi <= inst)
         for i, cells in leaves.sets.items():
@@ -398,8 +402,9 @@ class EnsembleOracle(SolverOwner):
         its best such leaf.  A node whose bound cannot beat the prediction is dropped; one
         where every tree's leaves meeting the box weigh alike has the bound as its exact
         value, and a point of the box is evaluated with the model; otherwise the node
-        branches on the tree whose leaves differ most, one child per leaf (heaviest first),
-        the box cut down to that leaf's.  Fixing whole leaves, not halves of one feature's
+        branches on the tree whose leaves differ most per leaf (their spread over their
+        number: a large gain in the bound for few children), one child per leaf, heaviest
+        first, the box cut down to that leaf's.  Fixing whole leaves, not halves of one feature's
         range, keeps the features consistent across trees (the search of Chen et al. and of
         Devos et al.'s Veritas).  ``decided`` is False when more than ``budget`` nodes were
         needed (the solver then decides).
@@ -408,6 +413,7 @@ class EnsembleOracle(SolverOwner):
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
         k = np.asarray(self.space.n_cells, dtype=np.int64)
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
+        lo_of, hi_of = self._box_lo_t, self._box_hi_t  # per feature, contiguous over leaves
         root = (
             np.flatnonzero(~self._dis[:, fixed].any(axis=1)),
             np.where(fixed, inst, 0),
@@ -423,7 +429,7 @@ class EnsembleOracle(SolverOwner):
                 # a leaf meets the smaller box when it meets the old one and, on each
                 # feature narrowed, the new range (intervals: pairwise meeting is enough)
                 for f in np.flatnonzero((nlo != lo) | (nhi != hi)).tolist():
-                    keep &= (box_lo[idx, f] < nhi[f]) & (box_hi[idx, f] > nlo[f])
+                    keep &= (lo_of[f][idx] < nhi[f]) & (hi_of[f][idx] > nlo[f])
                 nsets = {}
                 for i, cur in sets.items():
                     nsets[i] = cur & box_sets[i][leaf]
@@ -446,13 +452,13 @@ class EnsembleOracle(SolverOwner):
             idx, lo, hi, sets = node
             u = pair.u[idx]
             trees = self._leaf_tree[idx]
-            starts = np.flatnonzero(np.r_[True, trees[1:] != trees[:-1]])
+            starts = np.flatnonzero(np.concatenate(([True], trees[1:] != trees[:-1])))
             top, bottom = np.maximum.reduceat(u, starts), np.minimum.reduceat(u, starts)
             if not self._may_beat(float(top.sum()) + float(pair.const), pair):
                 continue
-            ends = np.r_[starts[1:], len(idx)]
+            ends = np.append(starts[1:], len(idx))
             spread = top - bottom
-            j = int(np.argmax(spread))
+            j = int(np.argmax(np.where(spread > 0, spread / (ends - starts), -1.0)))
             if spread[j] <= 0:  # every point of the box scores the bound
                 cells = lo.copy()
                 for i, cur in sets.items():
