@@ -156,6 +156,8 @@ class EnsembleOracle(SolverOwner):
         encoding).
     exhaustive_limit : int
         The most free cell combinations evaluated exhaustively.
+    bnb_nodes : int
+        The most nodes the branch and bound visits per class before the solver decides.
 
     Attributes
     ----------
@@ -187,7 +189,6 @@ class EnsembleOracle(SolverOwner):
         self.shortcuts = shortcuts
         self.exhaustive_limit = exhaustive_limit if shortcuts else 0
         self.bnb_nodes = bnb_nodes
-        self._bnb_budget = bnb_nodes
         #: a ``time.perf_counter()`` after which a check raises :class:`OracleTimeout`
         self.deadline: float | None = None
         #: after a check answered None by the bound, branch and bound or solver: the fixed
@@ -341,15 +342,12 @@ class EnsembleOracle(SolverOwner):
         core: set[int] = set()
         for q in open_pairs:
             if self.shortcuts:
-                decided, found = self._pair_branch_and_bound(mask, q, self._bnb_budget)
+                decided, found = self._pair_branch_and_bound(mask, q, self.bnb_nodes)
                 if decided:
                     if found is not None:
                         return found
                     core.update(fixed)
                     continue
-                # the questions of one instance tend to be alike: after a branch and bound
-                # that did not decide, the next ones get less (the solver decides them better)
-                self._bnb_budget = max(self.bnb_nodes // 16, self._bnb_budget // 4)
             if not solver:
                 raise Undecided
             found, used = self._solve_pair(mask, q)
