@@ -73,7 +73,10 @@ References
 Izza, Marques-Silva. On Explaining Random Forests with SAT. IJCAI 2021 (the encoding);
 Ignatiev, Izza, Stuckey, Marques-Silva. Using MaxSAT for Efficient Explanations of Tree
 Ensembles. AAAI 2022 (boosted trees, score differences); Clarke et al.
-Counterexample-guided abstraction refinement. CAV 2000; de Moura, Bjorner. Z3. TACAS 2008.
+Counterexample-guided abstraction refinement. CAV 2000; de Moura, Bjorner. Z3. TACAS 2008;
+Chen, Zhang, Si, Li, Boning, Hsieh. Robustness Verification of Tree-based Models. NeurIPS
+2019 and Devos, Meert, Davis. Versatile Verification of Tree Ensembles. ICML 2021 (searches
+over the trees' leaves).
 """
 
 from __future__ import annotations
@@ -402,10 +405,10 @@ class EnsembleOracle(SolverOwner):
         value, and a point of the box is evaluated with the model; otherwise the node
         branches on the tree whose leaves differ most per leaf (their spread over their
         number: a large gain in the bound for few children), one child per leaf, heaviest
-        first, the box cut down to that leaf's.  Fixing whole leaves, not halves of one feature's
-        range, keeps the features consistent across trees (the search of Chen et al. and of
-        Devos et al.'s Veritas).  ``decided`` is False when more than ``budget`` nodes were
-        needed (the solver then decides).
+        first, the box cut down to that leaf's.  Fixing whole leaves, not halves of one
+        feature's range, keeps the features consistent across trees, as in the searches of
+        Chen et al. and Devos et al.  ``decided`` is False when more than ``budget`` nodes
+        were needed (the solver then decides).
         """
         pair = self._pairs[q]
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
