@@ -340,20 +340,29 @@ class EnsembleOracle(SolverOwner):
         """Each pair of ``open_pairs`` in turn, by branch and bound (with ``shortcuts``),
         else by the solver (else :class:`Undecided`): the first witness, or None with
         :attr:`last_core` the fixed features the proofs used (``closed``: the pairs the
-        bound already excludes)."""
+        bound already excludes).
+
+        When the branch and bound does not decide within its budget, it and the solver take
+        turns, each about as long as the other's last turn, the budget four times larger
+        each round: either can be far faster than the other on a given question (the
+        solver keeps what it learned from one turn to the next)."""
         fixed = np.flatnonzero(mask).tolist()
         core: set[int] = set()
         for q in open_pairs:
-            if self.shortcuts:
-                decided, found = self._pair_branch_and_bound(mask, q, self.bnb_nodes)
+            budget, seconds = self.bnb_nodes, None
+            while True:
+                if self.shortcuts:
+                    start = time.perf_counter()
+                    decided, found = self._pair_branch_and_bound(mask, q, budget)
+                    if decided:
+                        used = fixed
+                        break
+                    if not solver:
+                        raise Undecided
+                    budget, seconds = max(4 * budget, 256), time.perf_counter() - start
+                decided, found, used = self._solve_pair(mask, q, seconds)
                 if decided:
-                    if found is not None:
-                        return found
-                    core.update(fixed)
-                    continue
-            if not solver:
-                raise Undecided
-            found, used = self._solve_pair(mask, q)
+                    break
             if found is not None:
                 return found
             core.update(used)
@@ -552,33 +561,42 @@ class EnsembleOracle(SolverOwner):
             raise OracleTimeout
         return left
 
-    def _solve_pair(self, fixed: np.ndarray, q: int) -> tuple[np.ndarray | None, list[int]]:
-        """Ask the solver whether pair ``q``'s class can beat the prediction: (a witness, [])
-        or (None, the fixed features of the unsatisfiable core).  One vote constraint
-        per question: the solver refutes it much faster than a disjunction of them."""
+    def _solve_pair(
+        self, fixed: np.ndarray, q: int, seconds: float | None = None
+    ) -> tuple[bool, np.ndarray | None, list[int]]:
+        """Ask the solver whether pair ``q``'s class can beat the prediction, for at most
+        ``seconds`` (None: no limit but the deadline): (True, a witness, []), (True, None,
+        the fixed features of the unsatisfiable core), or (False, None, []) when the time
+        ran out.  One vote constraint per question: the solver refutes it much faster than
+        a disjunction of them."""
         import z3
 
         if self._solver is None:
             self._build()
         s = self._solver
         assumptions = [self._sel[i] for i in np.flatnonzero(fixed).tolist()]
+        until = None if seconds is None else time.perf_counter() + seconds
         while True:
             self.solver_calls += 1
             left = self._check_deadline()
-            s.set("timeout", 4294967295 if left is None else max(1, int(left * 1000)))
+            turn = None if until is None else until - time.perf_counter()
+            limits = [t for t in (left, turn) if t is not None]
+            s.set("timeout", max(1, int(min(limits) * 1000)) if limits else 4294967295)
             answer = s.check(*assumptions, self._beats_literal(q))
             if answer == z3.unsat:
                 core = {str(a) for a in s.unsat_core()}
-                return None, [i for i in range(self.n_features) if f"s{i}" in core]
-            if answer == z3.unknown and left is not None and s.reason_unknown() == "timeout":
-                # z3's timer ran the time left out (in whole milliseconds, so possibly a
-                # little before the deadline itself)
-                raise OracleTimeout
+                return True, None, [i for i in range(self.n_features) if f"s{i}" in core]
+            if answer == z3.unknown and limits and s.reason_unknown() in ("timeout", "canceled"):
+                if turn is None or (left is not None and left <= turn):
+                    # z3's timer ran the time left out (in whole milliseconds, so possibly
+                    # a little before the deadline itself)
+                    raise OracleTimeout
+                return False, None, []
             if answer != z3.sat:
                 raise InvalidQueryError(f"the z3 solver answered {answer}: {s.reason_unknown()}")
             cells = self._decode(s.model())
             if self._others(cells[None, :])[0]:
-                return cells, []
+                return True, cells, []
             # a near-tie the relaxed constraint admits but the model's floats do not
             self.refinements += 1
             s.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
