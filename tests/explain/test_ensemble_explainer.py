@@ -349,3 +349,65 @@ def test_deletion_defers_the_questions_only_a_solver_decides() -> None:
             axp = {oracle.space.names[i] for i in axp_from_fixed(oracle, tested(oracle))}
             assert frozenset(axp) in truth.axps, (seed, axp)
     assert deferred > 20
+
+
+def _one_hot_forest(seed: int):
+    """A small forest over two one-hot groups and a boolean, and its groups."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    colour = FeatureGroup.one_hot("colour", ["red", "green", "blue", "grey"])
+    size = FeatureGroup.one_hot("size", ["s", "m", "l"])
+    rng = np.random.default_rng(seed)
+    c, z, a = rng.integers(0, 4, 80), rng.integers(0, 3, 80), rng.integers(0, 2, 80)
+    X = np.column_stack([np.eye(4)[c], np.eye(3)[z], a])
+    y = (rng.normal(size=4)[c] + rng.normal(size=3)[z] + a + rng.normal(0, 0.5, 80)) > 0.5
+    est = RandomForestClassifier(n_estimators=6, max_depth=4, random_state=seed)
+    est.fit(X, y.astype(int))
+    cols = [Feature.boolean(name) for name in (*colour.columns, *size.columns)]
+    model = ensemble_from_sklearn(est, [*cols, Feature.boolean("a")])
+    return model, [colour, size, Feature.boolean("a")], {"colour": "grey", "size": "m", "a": 1}
+
+
+def _spaces():
+    """Cell spaces of every small ensemble kind (plain features) and of one-hot groups."""
+    for kind in ENSEMBLE_KINDS:
+        for seed in range(15):
+            _, _, model, x = _case(seed, kind)
+            yield model, CellSpace(model, x)
+    for seed in range(5):
+        model, groups, x = _one_hot_forest(seed)
+        yield model, CellSpace(model, x, groups)
+
+
+def test_the_descent_over_cells_reaches_the_models_leaves() -> None:
+    """The oracle evaluates inputs as cells (``CellLayout.leaf_indices``): on every cell
+    choice of small ensembles, with and without groups, it reaches the leaves the model's
+    own descent reaches on the rows those cells stand for."""
+    rng = np.random.default_rng(0)
+    for model, space in _spaces():
+        cells = np.column_stack([rng.integers(0, k, 50) for k in space.n_cells])
+        expected = model.leaf_indices(space.rows(cells))
+        assert np.array_equal(space.layout.leaf_indices(cells), expected)
+
+
+def test_the_greedy_scores_along_a_feature_are_the_models() -> None:
+    """The greedy search scores every cell of one feature from the leaf table (the leaves
+    holding the current input on the other features): the same scores as the model's on
+    those inputs (a forest's sum not divided by its trees), and any input it returns is of
+    another class for scikit-learn's function."""
+    rng = np.random.default_rng(1)
+    for model, space in _spaces():
+        with EnsembleOracle(space) as oracle:
+            n_trees = len(model.trees) if model.json_type == "forest" else 1
+            current = np.asarray([rng.integers(0, k) for k in space.n_cells])
+            missed = np.stack([oracle._excludes(i, c) for i, c in enumerate(current)], axis=1)
+            for i, k in enumerate(space.n_cells):
+                near = np.flatnonzero(missed.sum(axis=1) == missed[:, i])
+                cells = np.tile(current, (k, 1))
+                cells[:, i] = np.arange(k)
+                expected = model.scores(space.rows(cells)) * n_trees
+                assert np.allclose(oracle._scores_along(i, near), expected)
+            found = oracle._greedy(np.arange(len(space.n_cells)))
+            if found is not None:
+                label = model.predict_batch(space.rows(found[None, :]))[0]
+                assert label != oracle.prediction_label

@@ -337,6 +337,15 @@ class TreeEnsemble:
         scikit-learn computes them (the same additions in the same order)."""
         return self._scores_of_leaves(self.leaf_indices(X))
 
+    def scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
+        """The score vectors of rows given by the leaf each reaches in each tree (shape
+        ``(n_rows, n_trees)``, as :meth:`leaf_indices` gives them), as :meth:`scores`."""
+        return self._scores_of_leaves(leaves)
+
+    def classes_of_scores(self, scores: np.ndarray) -> np.ndarray:
+        """The class index of each score vector (the decision rule, ties included)."""
+        return self._decide(scores)
+
     def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
         return self._sum_in_order(leaves)  # a forest divides the sum by its trees
 

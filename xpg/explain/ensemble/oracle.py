@@ -239,11 +239,9 @@ class EnsembleOracle(SolverOwner):
             np.ascontiguousarray(leaves.lo.T),
             np.ascontiguousarray(leaves.hi.T),
         )
-        inst = np.asarray(self.space.instance_cell, dtype=np.int64)
-        dis = (leaves.lo > inst) | (leaves.hi <= inst)
-        for i, cells in leaves.sets.items():
-            dis[:, i] = ~cells[:, inst[i]]
-        self._dis = dis
+        self._dis: np.ndarray = np.stack(
+            [self._excludes(i, c) for i, c in enumerate(self.space.instance_cell)], axis=1
+        )
 
     def _contributions(self) -> tuple[list[np.ndarray], np.ndarray]:
         """Per tree, the float each node adds to each score (as the model adds it), and the
@@ -375,10 +373,13 @@ class EnsembleOracle(SolverOwner):
         """The explained features' values of a witness."""
         return self.space.values(cells.tolist())
 
+    def _scores(self, cells: np.ndarray) -> np.ndarray:
+        """Per row of cell choices, the model's score vector (its own floats, in its order)."""
+        return self.model.scores_of_leaves(self.space.layout.leaf_indices(cells))
+
     def _others(self, cells: np.ndarray) -> np.ndarray:
         """Per row of cell choices: does the model predict another class?"""
-        labels = self.model.predict_batch(self.space.rows(cells))
-        return np.asarray([lab != self.prediction_label for lab in labels.tolist()])
+        return self.model.classes_of_scores(self._scores(cells)) != self.prediction
 
     def _exhaustive(self, free: np.ndarray) -> np.ndarray | None:
         sizes = [self.space.n_cells[i] for i in free.tolist()]
@@ -530,26 +531,52 @@ class EnsembleOracle(SolverOwner):
 
     def _greedy(self, free: np.ndarray, passes: int = 2) -> np.ndarray | None:
         """Coordinate ascent from the instance on the margin of the best other class, one
-        free feature at a time over all its cells; an input of another class, or None."""
-        space = self.space
-        current = np.asarray(space.instance_cell, dtype=np.int64)
+        free feature at a time over all its cells; an input of another class, or None.
+
+        The scores of every cell of feature ``i`` come from the leaf table: the leaves
+        whose box holds the current input on every other feature are, per tree, the leaves
+        reached as ``i`` varies, and each adds its contribution to the cells of its range
+        (the model's own floats decide the input returned)."""
+        current = np.asarray(self.space.instance_cell, dtype=np.int64).copy()
+        missed = self._dis.copy()  # per leaf and feature: the box excludes the current cell
+        count = missed.sum(axis=1)
+        tolerance = 2 * self._eps
         best = -np.inf
         for _ in range(passes):
             improved = False
             for i in free.tolist():
-                k = space.n_cells[i]
-                cells = np.tile(current, (k, 1))
-                cells[:, i] = np.arange(k)
-                margin = self._margin(self.model.scores(space.rows(cells)))
+                near = np.flatnonzero(count == missed[:, i])
+                margin = self._margin(self._scores_along(i, near))
                 j = int(np.argmax(margin))
                 if margin[j] > best:
                     best, improved = float(margin[j]), True
-                    current = cells[j]
-                if margin[j] >= 0 and self._others(current[None, :])[0]:
+                    current[i] = j
+                    count -= missed[:, i]
+                    missed[:, i] = self._excludes(i, j)
+                    count += missed[:, i]
+                if margin[j] >= -tolerance and self._others(current[None, :])[0]:
                     return current
             if not improved:
                 break
         return None
+
+    def _scores_along(self, i: int, leaves: np.ndarray) -> np.ndarray:
+        """Per cell of feature ``i``, the sum of the contributions of ``leaves`` (one per
+        tree at each cell) whose box holds it, plus the base scores."""
+        values = self._per_leaf[leaves]
+        k = self.space.n_cells[i]
+        if i in self._box_sets:
+            return self._box_sets[i][leaves].T.astype(float) @ values + self._base
+        steps = np.zeros((k + 1, values.shape[1]))
+        np.add.at(steps, self._box_lo[leaves, i], values)
+        np.add.at(steps, self._box_hi[leaves, i], -values)
+        return np.cumsum(steps[:k], axis=0) + self._base
+
+    def _excludes(self, i: int, cell: int) -> np.ndarray:
+        """Per leaf: does its box exclude ``cell`` of feature ``i``?"""
+        if i in self._box_sets:
+            return ~self._box_sets[i][:, cell]
+        return (self._box_lo[:, i] > cell) | (self._box_hi[:, i] <= cell)
 
     # -- the solver --------------------------------------------------------------------------
     def _check_deadline(self) -> float | None:

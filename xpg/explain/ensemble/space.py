@@ -167,6 +167,58 @@ class CellLayout:
         cols = self.cell_columns[i]
         return frozenset(k for k in range(self.n_cells[i]) if cols[k][j] <= cut)
 
+    def leaf_indices(self, cells: np.ndarray) -> np.ndarray:
+        """The leaf each row of cell choices (shape ``(n_rows, n_features)``) reaches in each
+        tree, as :meth:`TreeEnsemble.leaf_indices` gives it for the rows those cells stand
+        for, without making the rows: every tree descends at once over the cells.
+
+        >>> import numpy as np
+        >>> from xpg.core.features import Feature
+        >>> from xpg.models.ensemble import EnsembleTree, Forest
+        >>> t = EnsembleTree(np.array([0, -1, -1]), np.array([2.5, 0, 0]),
+        ...                  np.array([1, -1, -1]), np.array([2, -1, -1]),
+        ...                  np.array([[0, 0], [1.0, 0], [0, 1.0]]))
+        >>> layout = cell_layout(Forest([Feature.integer("n", 0, 9)], ["lo", "hi"], [t],
+        ...                             [0.0, 0.0], 1.0))
+        >>> layout.leaf_indices(np.array([[0], [1]])).tolist()
+        [[1], [2]]
+        """
+        feature, cut, member, left, right, offset, depth = self._cell_nodes()
+        cells = np.asarray(cells, dtype=np.int64)
+        node = np.broadcast_to(offset, (len(cells), len(offset))).copy()
+        for _ in range(depth):
+            cell = np.take_along_axis(cells, feature[node], axis=1)
+            goes_left = cell < cut[node]
+            if member is not None:  # a group's split: a set of cells goes left
+                goes_left = np.where(cut[node] < 0, member[node, cell], goes_left)
+            node = np.where(goes_left, left[node], right[node])
+        return node - offset
+
+    def _cell_nodes(self) -> tuple[Any, ...]:
+        """The trees' nodes end to end as :meth:`TreeEnsemble._flat_nodes` lays them, with
+        each split over the cells: the explained feature, the first cell going right (-1 for
+        a group's split) and, when groups exist, per node the cells going left (built once)."""
+        if "cell_nodes" not in self.cache:
+            _, _, left, right, offset, depth = self.model._flat_nodes()
+            n = len(left)
+            feature = np.zeros(n, dtype=np.int64)
+            cut = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)  # a leaf: either way
+            groups = [k for i, k in enumerate(self.n_cells) if not self.ordered[i]]
+            member = np.zeros((n, max(self.n_cells)), dtype=bool) if groups else None
+            for base, (feat, lefts) in zip(offset.tolist(), self.splits):
+                for k, lc in enumerate(lefts):
+                    if lc is None:
+                        continue
+                    feature[base + k] = feat[k]
+                    if isinstance(lc, int):
+                        cut[base + k] = lc
+                    else:
+                        assert member is not None
+                        cut[base + k] = -1
+                        member[base + k, sorted(lc)] = True
+            self.cache["cell_nodes"] = (feature, cut, member, left, right, offset, depth)
+        return self.cache["cell_nodes"]
+
     def _tree_splits(self, t: Any) -> tuple[np.ndarray, list[int | frozenset[int] | None]]:
         feat = np.full(len(t.left), -1, dtype=np.int64)
         left: list[int | frozenset[int] | None] = [None] * len(t.left)
