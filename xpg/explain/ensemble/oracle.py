@@ -239,9 +239,11 @@ class EnsembleOracle(SolverOwner):
             np.ascontiguousarray(leaves.lo.T),
             np.ascontiguousarray(leaves.hi.T),
         )
-        self._dis: np.ndarray = np.stack(
-            [self._excludes(i, c) for i, c in enumerate(self.space.instance_cell)], axis=1
-        )
+        inst = np.asarray(self.space.instance_cell, dtype=np.int64)
+        dis = (leaves.lo > inst) | (leaves.hi <= inst)
+        for i, cells in leaves.sets.items():
+            dis[:, i] = ~cells[:, inst[i]]
+        self._dis = dis
 
     def _contributions(self) -> tuple[list[np.ndarray], np.ndarray]:
         """Per tree, the float each node adds to each score (as the model adds it), and the
