@@ -99,7 +99,7 @@ BACKENDS: tuple[str, ...] = get_args(Backend)
 #: the route names of the backends, as results report them
 ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
 #: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
-EXHAUSTIVE_LIMIT = 2048
+EXHAUSTIVE_LIMIT = 256
 #: nodes the branch and bound may visit per class (with ``shortcuts``) before the solver decides
 BNB_NODES = 20000
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
@@ -256,8 +256,10 @@ class EnsembleOracle(SolverOwner):
 
     def _vote_pairs(self) -> list[_Pair]:
         contrib, base = self._contributions()
-        nodes = self._leaf_node
-        per_leaf = np.stack([contrib[t][n] for t, n in zip(self._leaf_tree, nodes)])
+        cache = self.space.layout.cache
+        if "weights" not in cache:  # once per model: every leaf's contribution, exactness
+            cache["weights"] = self._leaf_weights(contrib, np.asarray(base, dtype=float))
+        per_leaf, self._magnitude, self._exact_bits = cache["weights"]
         self._per_leaf, self._base = per_leaf, np.asarray(base, dtype=float)
         p = self.prediction
         specs: list[tuple[int, bool, np.ndarray, np.ndarray]] = []  # (class, strict, +col, -col)
@@ -269,25 +271,21 @@ class EnsembleOracle(SolverOwner):
                 if c != p:
                     diff = per_leaf[:, c] - per_leaf[:, p]
                     specs.append((c, c > p, diff, np.asarray([base[c] - base[p]])))
-        # exactness: the float sums are exact when every number is a small dyadic rational
-        numbers = np.concatenate([per_leaf.ravel(), base.ravel()])
-        magnitude = float(np.abs(base).max(initial=0.0))
-        for t in range(len(self.model.trees)):
-            lo, hi = self._tree_start[t], self._tree_start[t + 1]
-            magnitude += float(np.abs(per_leaf[lo:hi]).max(initial=0.0))
-        self._magnitude = magnitude
-        self._exact_bits = _dyadic_bits(numbers, magnitude)
         n = len(self.model.trees)
-        self._eps = 0.0 if self._exact_bits is not None else (n + 2) ** 2 * 2.0**-50 * magnitude
-        leaves = list(self._leaves())
+        self._eps = (
+            0.0 if self._exact_bits is not None else (n + 2) ** 2 * 2.0**-50 * self._magnitude
+        )
+
+        def leaves() -> Iterable[tuple[int, int]]:
+            return zip(self._leaf_tree.tolist(), self._leaf_node.tolist())
 
         def exact_of(c: int) -> Callable[[], list[Fraction]]:
             if self.model.decision == "sign":
                 sign = 1 if p == 0 else -1
-                return lambda: [sign * Fraction(float(contrib[t][nd][0])) for t, nd in leaves]
+                return lambda: [sign * Fraction(float(contrib[t][nd][0])) for t, nd in leaves()]
             return lambda: [
                 Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
-                for t, nd in leaves
+                for t, nd in leaves()
             ]
 
         pairs = []
@@ -298,6 +296,20 @@ class EnsembleOracle(SolverOwner):
                 k = Fraction(float(base[c])) - Fraction(float(base[p]))
             pairs.append(_Pair(c, strict, u, exact_of(c), k))
         return pairs
+
+    def _leaf_weights(
+        self, contrib: list[np.ndarray], base: np.ndarray
+    ) -> tuple[np.ndarray, float, int | None]:
+        """Every leaf's contributions (a row per leaf of the leaf table), the largest possible
+        score and, when the float sums are exact (every number a small dyadic rational), the
+        bits that make every number an integer (:func:`_dyadic_bits`), else None."""
+        per_leaf = np.stack([contrib[t][n] for t, n in self._leaves()])
+        magnitude = float(np.abs(base).max(initial=0.0))
+        for t in range(len(self.model.trees)):
+            lo, hi = self._tree_start[t], self._tree_start[t + 1]
+            magnitude += float(np.abs(per_leaf[lo:hi]).max(initial=0.0))
+        numbers = np.concatenate([per_leaf.ravel(), base.ravel()])
+        return per_leaf, magnitude, _dyadic_bits(numbers, magnitude)
 
     def _leaves(self) -> Iterable[tuple[int, int]]:
         return zip(self._leaf_tree.tolist(), self._leaf_node.tolist())
