@@ -450,18 +450,19 @@ class EnsembleOracle(SolverOwner):
             idx, lo, hi, sets = node
             for leaf in seg[np.argsort(-pair.u[seg], kind="stable")].tolist():
                 nlo, nhi = np.maximum(lo, box_lo[leaf]), np.minimum(hi, box_hi[leaf])
-                keep = np.ones(len(idx), dtype=bool)
                 # a leaf meets the smaller box when it meets the old one and, on each
                 # feature narrowed, the new range (intervals: pairwise meeting is enough)
+                sub = idx
                 for f in np.flatnonzero((nlo != lo) | (nhi != hi)).tolist():
-                    keep &= (lo_of[f][idx] < nhi[f]) & (hi_of[f][idx] > nlo[f])
+                    sub = sub[(lo_of[f][sub] < nhi[f]) & (hi_of[f][sub] > nlo[f])]
                 nsets = {}
                 for i, cur in sets.items():
                     nsets[i] = cur & box_sets[i][leaf]
                     if not np.array_equal(nsets[i], cur):
-                        keep &= (box_sets[i][idx] & nsets[i]).any(axis=1)
-                yield idx[keep], nlo, nhi, nsets
+                        sub = sub[(box_sets[i][sub] & nsets[i]).any(axis=1)]
+                yield sub, nlo, nhi, nsets
 
+        first_leaf, const = self._starts, float(pair.const)
         nodes = 0
         stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
         while stack:
@@ -476,13 +477,14 @@ class EnsembleOracle(SolverOwner):
                 self._check_deadline()
             idx, lo, hi, sets = node
             u = pair.u[idx]
-            trees = self._leaf_tree[idx]
-            starts = np.flatnonzero(np.concatenate(([True], trees[1:] != trees[:-1])))
-            top, bottom = np.maximum.reduceat(u, starts), np.minimum.reduceat(u, starts)
-            if not self._may_beat(float(top.sum()) + float(pair.const), pair):
+            # every tree keeps a leaf meeting the box: its first one in idx starts its segment
+            starts = np.searchsorted(idx, first_leaf)
+            top = np.maximum.reduceat(u, starts)
+            if not self._may_beat(float(top.sum()) + const, pair):
                 continue
-            ends = np.append(starts[1:], len(idx))
-            spread = top - bottom
+            ends = np.empty_like(starts)
+            ends[:-1], ends[-1] = starts[1:], len(idx)
+            spread = top - np.minimum.reduceat(u, starts)
             j = int(np.argmax(np.where(spread > 0, spread / (ends - starts), -1.0)))
             if spread[j] <= 0:  # every point of the box scores the bound
                 cells = lo.copy()
