@@ -37,17 +37,20 @@ integers.  Otherwise the floats can differ from the exact sums by rounding, so t
 constraint is relaxed by a bound ``eps`` on that rounding (``~n_trees**2 * 2**-50`` relative
 to the largest possible score), and, for ``"pb"``, the weights are rounded to integers at a
 scale near ``2**24`` with the rounding folded into the bound: either way an over-approximation.
-Every input the solver proposes is then evaluated with the model's ``predict_batch``; one that
-keeps the prediction (only near-ties can) has its combination of leaves blocked by a clause
-and the solver is asked again (counterexample-guided refinement).  An answer "another class"
+Every input the solver proposes is then evaluated by the model's own floats (the trees
+descend over the cells, :meth:`~xpg.explain.ensemble.space.CellLayout.leaf_indices`, and the
+leaves' contributions are added in the model's order); one that keeps the prediction (only
+near-ties can) has its combination of leaves blocked by a clause and the solver is asked
+again (counterexample-guided refinement).  An answer "another class"
 always comes with an input the model itself classifies otherwise, and "no other class" is
 proved by the relaxed, hence sound, constraint.
 
 Before the solver, cheap decisions (``shortcuts``): when the free features have few cell
-combinations, all are evaluated with ``predict_batch`` (exact); an upper bound on each score
-difference that lets every tree choose its best leaf independently among those the fixed
-features allow rules out each class whose bound is negative; a greedy search from the
-instance, one free feature at a time, often finds an input of another class; then each class
+combinations (at most ``EXHAUSTIVE_LIMIT``), all are evaluated (exact); an upper bound on each
+score difference that lets every tree choose its best leaf independently among those the
+fixed features allow rules out each class whose bound is negative; a greedy search from the
+instance, one free feature at a time (all its cells scored at once from the leaf table),
+often finds an input of another class; then each class
 still open, likeliest first, goes to a branch and bound over the trees' leaves with a budget
 (each branch fixes one tree's leaf and cuts the box of cells down to it), and only when that
 does not decide, to the solver.  An AXp by deletion asks without the solver first and comes
@@ -429,10 +432,12 @@ class EnsembleOracle(SolverOwner):
         value, and a point of the box is evaluated with the model; otherwise the node
         branches on the tree whose leaves differ most per leaf (their spread over their
         number: a large gain in the bound for few children), one child per leaf, heaviest
-        first, the box cut down to that leaf's.  Fixing whole leaves, not halves of one
-        feature's range, keeps the features consistent across trees, as in the searches of
-        Chen et al. and Devos et al.  ``decided`` is False when more than ``budget`` nodes
-        were needed (the solver then decides).
+        first, the box cut down to that leaf's; a child whose leaf, with the other trees'
+        bounds, cannot beat the prediction is not made (nor are its lighter siblings).
+        Fixing whole leaves, not halves of one feature's range, keeps the features
+        consistent across trees, as in the searches of Chen et al. and Devos et al.
+        ``decided`` is False when more than ``budget`` nodes were needed (the solver then
+        decides).
         """
         pair = self._pairs[q]
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
@@ -446,9 +451,15 @@ class EnsembleOracle(SolverOwner):
             {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
         )
 
-        def children(node: tuple[Any, ...], seg: np.ndarray) -> Iterator[tuple[Any, ...]]:
+        def children(
+            node: tuple[Any, ...], seg: np.ndarray, rest: float
+        ) -> Iterator[tuple[Any, ...]]:
             idx, lo, hi, sets = node
             for leaf in seg[np.argsort(-pair.u[seg], kind="stable")].tolist():
+                # the other trees' bound, with this leaf: an upper bound on the child's
+                # (lighter leaves follow, so none of them can do better)
+                if not self._may_beat(rest + float(pair.u[leaf]), pair):
+                    return
                 nlo, nhi = np.maximum(lo, box_lo[leaf]), np.minimum(hi, box_hi[leaf])
                 # a leaf meets the smaller box when it meets the old one and, on each
                 # feature narrowed, the new range (intervals: pairwise meeting is enough)
@@ -480,7 +491,8 @@ class EnsembleOracle(SolverOwner):
             # every tree keeps a leaf meeting the box: its first one in idx starts its segment
             starts = np.searchsorted(idx, first_leaf)
             top = np.maximum.reduceat(u, starts)
-            if not self._may_beat(float(top.sum()) + const, pair):
+            bound = float(top.sum()) + const
+            if not self._may_beat(bound, pair):
                 continue
             ends = np.empty_like(starts)
             ends[:-1], ends[-1] = starts[1:], len(idx)
@@ -495,7 +507,7 @@ class EnsembleOracle(SolverOwner):
                 j = int(np.argmax(ends - starts))
                 if ends[j] - starts[j] == 1:
                     continue  # one leaf per tree: the model's floats decided the whole box
-            stack.append(children(node, idx[starts[j] : ends[j]]))
+            stack.append(children(node, idx[starts[j] : ends[j]], bound - float(top[j])))
         return True, None
 
     def _bound(self, pair: _Pair, reach: np.ndarray) -> float:
