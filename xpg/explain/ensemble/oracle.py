@@ -238,10 +238,6 @@ class EnsembleOracle(SolverOwner):
         self._starts = np.asarray(leaves.start[:-1])  # for np.maximum.reduceat over the trees
         self._leaf_tree, self._leaf_node = leaves.tree, leaves.node
         self._box_lo, self._box_hi, self._box_sets = leaves.lo, leaves.hi, leaves.sets
-        self._box_lo_t, self._box_hi_t = (
-            np.ascontiguousarray(leaves.lo.T),
-            np.ascontiguousarray(leaves.hi.T),
-        )
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
         dis = (leaves.lo > inst) | (leaves.hi <= inst)
         for i, cells in leaves.sets.items():
@@ -443,7 +439,6 @@ class EnsembleOracle(SolverOwner):
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
         k = np.asarray(self.space.n_cells, dtype=np.int64)
         box_lo, box_hi, box_sets = self._box_lo, self._box_hi, self._box_sets
-        lo_of, hi_of = self._box_lo_t, self._box_hi_t  # per feature, contiguous over leaves
         root = (
             np.flatnonzero(~self._dis[:, fixed].any(axis=1)),
             np.where(fixed, inst, 0),
@@ -462,10 +457,9 @@ class EnsembleOracle(SolverOwner):
                     return
                 nlo, nhi = np.maximum(lo, box_lo[leaf]), np.minimum(hi, box_hi[leaf])
                 # a leaf meets the smaller box when it meets the old one and, on each
-                # feature narrowed, the new range (intervals: pairwise meeting is enough)
-                sub = idx
-                for f in np.flatnonzero((nlo != lo) | (nhi != hi)).tolist():
-                    sub = sub[(lo_of[f][sub] < nhi[f]) & (hi_of[f][sub] > nlo[f])]
+                # ordered feature, the branching leaf's box: three intervals that meet
+                # pairwise share a point (cell sets need the new set itself)
+                sub = idx[self._meets(leaf)[idx]]
                 nsets = {}
                 for i, cur in sets.items():
                     nsets[i] = cur & box_sets[i][leaf]
@@ -509,6 +503,19 @@ class EnsembleOracle(SolverOwner):
                     continue  # one leaf per tree: the model's floats decided the whole box
             stack.append(children(node, idx[starts[j] : ends[j]], bound - float(top[j])))
         return True, None
+
+    def _meets(self, leaf: int) -> np.ndarray:
+        """Per leaf of the table: does its box meet ``leaf``'s on every ordered feature?
+        (Rows kept with the model while they fit in about 256 MB.)"""
+        rows = self.space.layout.cache.setdefault("meets", {})
+        row = rows.get(leaf)
+        if row is None:
+            row = ((self._box_lo < self._box_hi[leaf]) & (self._box_hi > self._box_lo[leaf])).all(
+                axis=1
+            )
+            if (len(rows) + 1) * len(row) <= 2**28:
+                rows[leaf] = row
+        return row
 
     def _bound(self, pair: _Pair, reach: np.ndarray) -> float:
         """An upper bound on ``pair``'s score difference: every tree free to choose its best
