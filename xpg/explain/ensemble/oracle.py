@@ -238,10 +238,9 @@ class EnsembleOracle(SolverOwner):
         self._starts = np.asarray(leaves.start[:-1])  # for np.maximum.reduceat over the trees
         self._leaf_tree, self._leaf_node = leaves.tree, leaves.node
         self._box_lo, self._box_hi, self._box_sets = leaves.lo, leaves.hi, leaves.sets
-        inst = np.asarray(self.space.instance_cell, dtype=np.int64)
-        dis = (leaves.lo > inst) | (leaves.hi <= inst)
-        for i, cells in leaves.sets.items():
-            dis[:, i] = ~cells[:, inst[i]]
+        dis = leaves.lo < 0  # all False (cells are >= 0); filled per feature below
+        for i, cell in enumerate(self.space.instance_cell):
+            dis[:, i] = self._excludes(i, cell)
         self._dis = dis
 
     def _contributions(self) -> tuple[list[np.ndarray], np.ndarray]:
@@ -275,16 +274,15 @@ class EnsembleOracle(SolverOwner):
             0.0 if self._exact_bits is not None else (n + 2) ** 2 * 2.0**-50 * self._magnitude
         )
 
-        def leaves() -> Iterable[tuple[int, int]]:
-            return zip(self._leaf_tree.tolist(), self._leaf_node.tolist())
-
         def exact_of(c: int) -> Callable[[], list[Fraction]]:
             if self.model.decision == "sign":
                 sign = 1 if p == 0 else -1
-                return lambda: [sign * Fraction(float(contrib[t][nd][0])) for t, nd in leaves()]
+                return lambda: [
+                    sign * Fraction(float(contrib[t][nd][0])) for t, nd in self._leaves()
+                ]
             return lambda: [
                 Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
-                for t, nd in leaves()
+                for t, nd in self._leaves()
             ]
 
         pairs = []
