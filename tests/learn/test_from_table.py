@@ -184,6 +184,20 @@ def test_missing_values_drop_rows_or_columns() -> None:
     assert "5 dropped for a missing value" in "\n".join(learned.report.lines())
 
 
+def test_no_rows_and_no_target_are_named(tmp_path: Path) -> None:
+    empty = pd.DataFrame({"a": pd.Series([], dtype=float), "y": pd.Series([], dtype=int)})
+    with pytest.raises(InvalidDataError, match="^the table has no rows") as err:
+        prepare_table(empty, "y")
+    assert "missing value" not in str(err.value)
+    (tmp_path / "t.csv").write_text("a,y\n")
+    with pytest.raises(InvalidDataError, match="^the table has no rows"):
+        prepare_table(tmp_path / "t.csv", "y")
+    unlabelled = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [None, None, None]})
+    for missing in ("drop-rows", "drop-columns"):
+        with pytest.raises(InvalidDataError, match="target column 'y' is missing in every row"):
+            prepare_table(unlabelled, "y", missing=missing)
+
+
 def test_the_same_model_from_csv_tsv_jsonl_and_parquet(tmp_path: Path) -> None:
     frame = mixed_frame(4)
     docs = []

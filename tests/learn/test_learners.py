@@ -118,6 +118,18 @@ def test_dataset_conventions(tmp_path: Path) -> None:
         load_dataset("corral", data_dir=tmp_path / "missing")
 
 
+def test_dataset_without_rows_or_labels(tmp_path: Path) -> None:
+    head = "@relation t\n@attribute a numeric\n@attribute class {x,y}\n@data\n"
+    (tmp_path / "empty.arff").write_text(head)
+    with pytest.raises(ParseError, match="the file has no rows") as err:
+        load_dataset("empty", data_dir=tmp_path)
+    assert "missing value" not in str(err.value)
+    (tmp_path / "unlabelled.arff").write_text(head + "1,?\n2,?\n")
+    for missing in ("drop-rows", "drop-columns"):
+        with pytest.raises(ParseError, match="target column 'class' is missing in every row"):
+            load_dataset("unlabelled", data_dir=tmp_path, missing=missing)
+
+
 def test_default_data_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XPG_DATA_DIR", "/some/where")
     assert default_data_dir() == Path("/some/where")

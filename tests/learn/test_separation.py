@@ -187,6 +187,39 @@ def test_bad_input() -> None:
         linear_separateness(X, [0, 1, 1], max_iter=0)
 
 
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+def test_non_finite_values_are_invalid_data(bad: float) -> None:
+    X = [[0.0, 1.0], [2.0, 0.0], [1.0, bad], [bad, 0.5]]
+    y = [0, 1, 1, 0]
+    calls = [
+        lambda: separation_distance(X, y),
+        lambda: r_separation(X, y, 0.25),
+        lambda: conflict_pairs(X, y, 0.25),
+        lambda: linear_separateness(X, y, Cs=(1.0,)),
+        lambda: max_l1_margin(X, [-1, 1, 1, -1]),
+    ]
+    found = "NaN" if math.isnan(bad) else str(bad)
+    for call in calls:
+        with pytest.raises(InvalidDataError, match="expected finite numbers") as err:
+            call()
+        assert f"found {found}" in str(err.value)
+        assert "at row 2, column 1 (and 1 more non-finite value)" in str(err.value)
+
+
+def test_max_l1_margin_and_conflict_pairs_check_their_input() -> None:
+    with pytest.raises(InvalidDataError, match="2-D"):
+        max_l1_margin([0.0, 1.0], [-1, 1])
+    with pytest.raises(InvalidDataError, match="one sign per row"):
+        max_l1_margin([[0.0], [1.0]], [-1])
+    with pytest.raises(InvalidDataError, match="found 0.0 at row 0"):
+        max_l1_margin([[0.0], [1.0]], [0, 1])
+    with pytest.raises(InvalidDataError, match="numbers"):
+        max_l1_margin([["a"], [1.0]], [-1, 1])
+    for r in (-1.0, math.inf, math.nan):
+        with pytest.raises(InvalidParameterError, match="r: expected"):
+            conflict_pairs([[0.0], [1.0]], [0, 1], r)
+
+
 def test_one_label() -> None:
     X = np.zeros((3, 1))
     assert math.isinf(separation_distance(X, [1, 1, 1]))

@@ -198,8 +198,15 @@ def load_dataset(
         header = [header[i] for i in keep]
         rows = [[r[i] for i in keep] for r in rows]
         t = header.index(target)
+    if not rows:
+        raise ParseError("the file has no rows: expected at least one row of data", path=str(path))
     complete = [r for r in rows if not any(v in MISSING for v in r)]
     if not complete:
+        if all(r[t] in MISSING for r in rows):
+            raise ParseError(
+                f"the target column {target!r} is missing in every row ({len(rows)})",
+                path=str(path),
+            )
         raise ParseError(
             "every row has a missing value (try missing='drop-columns')", path=str(path)
         )

@@ -53,28 +53,46 @@ from xpg.errors import InvalidDataError, InvalidParameterError
 PAPER_CS: tuple[float, ...] = tuple(10.0**k for k in range(-10, 11, 2))
 
 
-def _check(X: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``X`` as a 2-D float array without NaN and ``y`` as a 1-D array of the same length."""
+def _matrix(X: Any) -> np.ndarray:
+    """``X`` as a 2-D float array of finite numbers (``-0.0`` made ``0.0``)."""
     try:
         M = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidDataError("X: expected numbers (encode categories first)") from None
-    labels = np.asarray(y)
     if M.ndim != 2:
         raise InvalidDataError(f"X: expected a 2-D array, found shape {M.shape}")
+    bad = ~np.isfinite(M)
+    if bad.any():
+        i, j = (int(k) for k in np.argwhere(bad)[0])
+        found = "NaN (a missing value)" if np.isnan(M[i, j]) else str(float(M[i, j]))
+        more = int(bad.sum()) - 1
+        raise InvalidDataError(
+            f"X: expected finite numbers, found {found} at row {i}, column {j}"
+            + (f" (and {more} more non-finite value{'s' * (more > 1)})" if more else "")
+        )
+    return M + 0.0  # -0.0 becomes 0.0: equal rows have equal bytes
+
+
+def _check(X: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as a 2-D array of finite floats and ``y`` as a 1-D array of the same length."""
+    M = _matrix(X)
+    labels = np.asarray(y)
     if labels.ndim != 1 or len(labels) != len(M):
         raise InvalidDataError(
             f"y: expected one label per row of X ({len(M)}), found shape {labels.shape}"
         )
-    if np.isnan(M).any():
-        raise InvalidDataError("X: missing values (NaN) are not allowed")
-    M = M + 0.0  # -0.0 becomes 0.0: equal rows have equal bytes
     if binary and len(np.unique(labels)) > 2:
         raise InvalidDataError(
             f"y: expected two classes, found {len(np.unique(labels))} "
             "(r-separation and linear separation are defined for binary labels)"
         )
     return M, labels
+
+
+def _check_radius(r: Any) -> None:
+    """Raise unless ``r`` is a finite number ``>= 0``."""
+    if not (isinstance(r, (int, float)) and 0.0 <= r < math.inf):
+        raise InvalidParameterError(f"r: expected a finite number >= 0, found {r!r}")
 
 
 def _min_gap(M: np.ndarray) -> float:
@@ -180,6 +198,7 @@ def conflict_pairs(X: Any, y: Any, r: float) -> list[tuple[int, int]]:
     """
     from scipy.spatial import cKDTree
 
+    _check_radius(r)
     M, labels = _check(X, y, binary=True)
     classes = np.unique(labels)
     if len(classes) < 2 or r <= 0:
@@ -226,7 +245,7 @@ def r_separation(X: Any, y: Any, r: float) -> RSeparation:
     Raises
     ------
     InvalidDataError
-        Non-numeric or missing values, mismatched lengths, more than two labels.
+        Non-numeric, missing (NaN) or infinite values, mismatched lengths, more than two labels.
     InvalidParameterError
         A negative or non-finite ``r``.
 
@@ -238,8 +257,7 @@ def r_separation(X: Any, y: Any, r: float) -> RSeparation:
     """
     import networkx as nx
 
-    if not (isinstance(r, (int, float)) and 0.0 <= r < math.inf):
-        raise InvalidParameterError(f"r: expected a finite number >= 0, found {r!r}")
+    _check_radius(r)
     M, labels = _check(X, y, binary=True)
     keep = np.ones(len(M), dtype=bool)
     classes = np.unique(labels)
@@ -332,8 +350,18 @@ def max_l1_margin(X: Any, signs: Any) -> tuple[float, np.ndarray, float]:
     from scipy.optimize import linprog
     from scipy.sparse import csr_matrix, hstack
 
-    M = np.asarray(X, dtype=float)
-    s = np.asarray(signs, dtype=float)
+    M = _matrix(X)
+    try:
+        s = np.asarray(signs, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidDataError("signs: expected -1 or 1 per row of X") from None
+    if s.ndim != 1 or len(s) != len(M):
+        raise InvalidDataError(
+            f"signs: expected one sign per row of X ({len(M)}), found shape {s.shape}"
+        )
+    off = np.flatnonzero(np.abs(s) != 1.0)
+    if len(off):
+        raise InvalidDataError(f"signs: expected -1 or 1, found {s[off[0]]} at row {off[0]}")
     n, d = M.shape
     # variables: w+ (d), w- (d), b+, b-, gamma (free); maximise gamma
     A = csr_matrix(s[:, None] * M)

@@ -132,7 +132,7 @@ def prepare_table(
     Raises
     ------
     InvalidDataError
-        No such target column, no feature column, no row left, an unknown option.
+        No such target column, no feature column, no rows, no row left, an unknown option.
     """
     if missing not in MISSING_POLICIES:
         raise InvalidDataError(
@@ -169,13 +169,19 @@ def prepare_table(
                 f"every feature column has a missing value (dropped {len(dropped_columns)})"
             )
     rows = len(table)
+    if not rows:
+        raise InvalidDataError("the table has no rows: expected at least one row of data")
+    if holes[target].all():
+        raise InvalidDataError(
+            f"no row left: the target column {target!r} is missing in every row ({rows})"
+        )
     keep = ~holes[target]
     for n in feature_names:
         keep &= ~holes[n]
     if not keep.any():
         raise InvalidDataError(
             f"no row left: each of the {rows} rows has a missing value"
-            + (" (try dropping the columns with missing values instead)" if rows else "")
+            " (try dropping the columns with missing values instead)"
         )
     kept = {n: _take(columns[n], keep) for n in [*feature_names, target]}
     features = [infer_feature(n, kept[n]) for n in feature_names]
