@@ -40,11 +40,16 @@ each with the tree route forced, the SAT route forced, and the dispatcher, best 
 Answers must agree across routes (else the script fails).  Writes
 ``membership_scaling.csv`` and prints one line per tree with the ratios to the SAT route.
 
+``--part classify`` runs :mod:`bench.membership.classify_routes` (issue 27):
+:func:`~xpg.explain.relevance.classify_features` on cold tree XpGs of several shapes, the
+dispatcher against each route forced; writes ``classify_routes.csv``.
+
 Usage::
 
     python bench/membership/membership_speed.py --quick
     python bench/membership/membership_speed.py --instances 3 --timeout 60
     python bench/membership/membership_speed.py --part scaling --repeat 3
+    python -m bench.membership.membership_speed --part classify --repeat 3
 
 References
 ----------
@@ -478,13 +483,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small graphs, short budget")
     parser.add_argument(
         "--part",
-        choices=("all", "speed", "scaling"),
+        choices=("all", "speed", "scaling", "classify"),
         default="all",
-        help="speed: membership against enumeration; scaling: routes on trees (default: both)",
+        help="speed: membership against enumeration; scaling: routes on trees (default: both); "
+        "classify: classify_features cold on tree shapes (bench/membership/classify_routes.py)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (scaling)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.part == "classify":
+        if str(REPO_ROOT) not in sys.path:  # run as a script: bench/ is not a package there
+            sys.path.insert(0, str(REPO_ROOT))
+        from bench.membership import classify_routes
+
+        classify_routes.run(args)
+        return 0
     if args.part in ("all", "speed"):
         run_speed(args)
     if args.part in ("all", "scaling"):

@@ -211,7 +211,9 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
     [0]
     """
     masks = set(masks)
-    if max_work is None and len(masks) <= SMALL_FAMILY:
+    if len(masks) <= SMALL_FAMILY and (
+        max_work is None or len(masks) ** 2 * _SCAN_COST <= max_work
+    ):  # one sorted scan, within the budget even if every pair is tested
         return _minimal_by_scan(masks)
     left = float("inf") if max_work is None else max_work
     try:
@@ -424,8 +426,8 @@ def minimal_hitting_masks(family: Iterable[int], max_work: int | None = None) ->
 
 
 def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | None:
-    one, zero, _ = xg.adjacency()
-    var, value = xg.node_var_list, xg.terminal_value_list
+    # on the traversal views, which the deletions share, rather than per-node adjacency lists
+    one, zp, zi, var, value = xg.views()
     found: set[int] = set()
     stack = [(xg.root, 0)]
     while stack:
@@ -437,12 +439,14 @@ def _dfs_zero_masks(xg: ExplanationGraph, max_masks: int | None) -> set[int] | N
                 if max_masks is not None and len(found) > max_masks:
                     return None
             continue
-        for c in one[n]:
+        c = one[n]
+        if c >= 0:
             stack.append((c, mask))
-        if zero[n]:
+        start, end = zp[n], zp[n + 1]
+        if start < end:
             with_v = mask | (1 << v)
-            for c in zero[n]:
-                stack.append((c, with_v))
+            for k in range(start, end):
+                stack.append((zi[k], with_v))
     return found
 
 

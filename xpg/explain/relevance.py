@@ -13,14 +13,24 @@ The routes, cheapest sound one first:
   contain an AXp without ``i``), so freeing ``i`` alone changes the prediction.  One
   linear reachability test per feature (on trees: the singleton CXps).
 * A feature the graph does not test is irrelevant.
-* On a tree XpG: first AXps found by deletion (Alg. 2, no SAT call), the undecided
-  features freed last so that each AXp is likely to hold new ones, for at most about the
-  time listing the candidate CXps would take; then, if features are still undecided, the
-  members are the union of the CXps, listed in polynomial time (Prop. 6) within the
-  membership dispatcher's filter budget (:func:`xpg.explain.membership.filter_budget`),
-  beyond which the SAT route below decides the rest.  Explanations covering every
-  feature are often few, so the deletions decide most trees after a small part of the
-  tree; the listing bounds the cost when they do not.
+* On a tree XpG, the costs of the two routes are weighed before either is paid for in
+  full.  Listing the CXps (Prop. 6) costs a known amount, linear in the edges
+  (:func:`listing_seconds`; its superset filter bounded by the membership dispatcher's
+  :func:`~xpg.explain.membership.filter_budget`); building the SAT encoding for
+  membership queries costs about fifty times more per edge, so on a tree queries only
+  start beyond the filter's budget; the cost of the methods that stop as soon as every
+  feature is decided is unknown in advance, so they race against the listing's estimate.
+  First, when the necessary features (the singleton CXps, one depth-first pass near the
+  instance's path) are a weak AXp, they are the only AXp (one reachability test).  Then,
+  within the listing's estimated time: AXps found by deletion (Alg. 2, no SAT call), the
+  undecided features freed last so that each AXp is likely to hold new ones, the clock
+  checked after every feature; once they stop bringing new features, on trees of more
+  than 20,000 edges, MARCO enumeration while its next explanation is expected to come in
+  time (it completes after a few explanations on large trees with few explanations, where
+  the listing passes over every node: route ``"sat"``).  If features are still
+  undecided, the members are the union of the CXps, listed within the filter budget,
+  beyond which the SAT route below decides the rest.  The race costs at most about the
+  listing's time, so the whole stays within about twice the faster route.
 * Otherwise two sound methods run side by side, each advancing while it has used less time
   than the other: membership queries (one SAT call per undecided feature on one
   incremental solver, :class:`xpg.solvers.sat.MembershipOracle`; each witness AXp marks
@@ -70,20 +80,45 @@ from typing import Any, Literal, get_args
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
+from xpg.explain import masks
 from xpg.explain.axp_cxp import axp_from_fixed
-from xpg.explain.marco import Enumerator, Explanation
-from xpg.explain.masks import tree_minimal_masks
+from xpg.explain.marco import _MASK_EDGES, Enumerator, Explanation
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
-from xpg.explain.reach import path_to_zero
+from xpg.explain.reach import IncrementalReach, path_to_zero
 from xpg.explain.tree_xpg import tree_singleton_cxps
 from xpg.solvers.sat import MembershipOracle
 
 FeatureClass = Literal["necessary", "relevant", "irrelevant"]
 Strategy = Literal["portfolio", "queries", "enumeration"]
 _BUILD_SECONDS_PER_EDGE = 5e-6  # measured cost of the membership encoding, for scheduling only
-_LIST_SECONDS_PER_EDGE = 1e-7  # measured cost of collecting a tree's candidate CXps, likewise
+# measured cost of listing a tree's candidate CXps and filtering them (bench/membership/
+# classify_routes.py): numpy on larger trees, 45-90 ns per edge; the depth-first pass of
+# smaller trees (masks._DFS_EDGES), 0.5-1.8 microseconds per edge
+_LIST_SECONDS_PER_EDGE = 1e-7
+_DFS_LIST_SECONDS_PER_EDGE = 5e-7
 _LIST_FIRST_EDGES = 64  # on smaller trees listing the CXps at once is cheapest
+# up to this many edges the enumerator lists every CXp itself before its first answer, so on
+# such trees it cannot finish before the listing: it races only on larger trees
+_RACE_EDGES = _MASK_EDGES
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
+
+
+def listing_seconds(xg: ExplanationGraph) -> float:
+    """The estimated time of listing a tree XpG's candidate CXps and filtering them (Prop. 6):
+    linear in the edges, at the measured cost per edge of the pass
+    :func:`~xpg.explain.masks.tree_minimal_masks` takes (depth-first in Python on small trees,
+    numpy on larger ones).  On a tree, :func:`classify_features` gives the finders that may
+    decide every class sooner (deletions, and on large trees enumeration) this much time
+    before it lists.
+
+    Examples
+    --------
+    >>> from xpg.examples import and_xpg
+    >>> listing_seconds(and_xpg()) == 4 * _DFS_LIST_SECONDS_PER_EDGE  # 4 edges
+    True
+    """
+    on_lists = xg.runs_on_lists(masks._DFS_EDGES)
+    return (_DFS_LIST_SECONDS_PER_EDGE if on_lists else _LIST_SECONDS_PER_EDGE) * xg.n_edges
 
 
 @dataclass(frozen=True)
@@ -95,12 +130,15 @@ class FeatureClassification:
     classes : dict
         Feature name -> ``"necessary"``, ``"relevant"`` or ``"irrelevant"``, in feature order.
     route : {"tree-polynomial", "sat"}
+        What decided: the tree's CXps or AXps found by deletion (no SAT call), or SAT
+        calls and enumeration (on a tree: an enumeration that completed within the
+        listing's estimated time, or a CXp filter beyond its budget).
     sat_calls : int
         Membership SAT calls made (none on the tree route).
     enumerated : int
-        Explanations found by the enumeration run alongside on the SAT route.
+        Explanations found by enumeration (on the SAT route, or raced on a large tree).
     reason : str
-        Why that route was taken.
+        Why that route was taken, with the counts and the estimate that decided.
     """
 
     classes: dict[str, FeatureClass]
@@ -182,23 +220,63 @@ def _sat_route_members(
         return members, sat_calls, len(enumerator.axps) + len(enumerator.cxps)
 
 
-def _deletion_members(xg: ExplanationGraph, members: set[int], seconds: float) -> int:
-    """Add to ``members`` the features of AXps found by deletion (Alg. 2, no SAT call),
-    the undecided features freed last, until every tested feature is a member, an AXp
-    brings none, or ``seconds`` have passed.  Returns the number of AXps found."""
+def _axp_before(xg: ExplanationGraph, fixed: list[int], deadline: float) -> list[int] | None:
+    """Alg. 2 on the weak AXp ``fixed`` (features freed in that order), or ``None`` once the
+    clock (:func:`time.perf_counter`) passes ``deadline``: checked after each feature, so an
+    AXp whose deletions explore most of a large tree cannot overrun the listing's time."""
+    if time.perf_counter() > deadline:
+        return None
+    kept_fixed = set(fixed)
+    reach = IncrementalReach(xg, [v for v in range(xg.n_vars) if v not in kept_fixed])
+    assert not reach.hits_zero  # every tested feature fixed: the instance's own path
+    kept: list[int] = []
+    for v in fixed:
+        if time.perf_counter() > deadline:
+            return None
+        kept += reach.refuse_each((v,))
+    return kept
+
+
+def _deletion_members(
+    xg: ExplanationGraph, members: set[int], deadline: float
+) -> tuple[int, bool, float]:
+    """Add to ``members`` the features of AXps found by deletion (Alg. 2, no SAT call), the
+    undecided features freed last so that each AXp is likely to hold new ones, until every
+    tested feature is a member, an AXp brings none, or the clock passes ``deadline``.
+    Returns (AXps found, every tested feature a member, mean seconds per AXp)."""
     tested = xg.tested_vars()
-    start = time.perf_counter()
-    found = 0
-    while time.perf_counter() - start <= seconds:
+    found, seconds = 0, 0.0
+    while True:
         undecided = [v for v in tested if v not in members]
         if not undecided:
-            break
-        axp = axp_from_fixed(xg, [v for v in tested if v in members] + undecided)
+            return found, True, seconds / max(found, 1)
+        start = time.perf_counter()
+        axp = _axp_before(xg, [v for v in tested if v in members] + undecided, deadline)
+        if axp is None:
+            return found, False, seconds / max(found, 1)
         found += 1
+        seconds += time.perf_counter() - start
         if members.issuperset(axp):
-            break
+            return found, False, seconds / found
         members.update(axp)
-    return found
+
+
+def _enumerated_members(
+    xg: ExplanationGraph, members: set[int], deadline: float, step: float
+) -> tuple[int, bool]:
+    """Add to ``members`` the features of the explanations MARCO enumerates while the next
+    one, expected to take as long as the last (``step`` before the first), would be found
+    before the clock passes ``deadline``.  Returns (explanations found, complete)."""
+    with Enumerator(xg) as enumerator:
+        stream = iter(enumerator)
+        while time.perf_counter() + step <= deadline:
+            start = time.perf_counter()
+            found = next(stream, None)
+            if found is None:  # complete: every explanation is known
+                break
+            members |= xg.indices(found.features)
+            step = time.perf_counter() - start
+        return len(enumerator.axps) + len(enumerator.cxps), enumerator.complete
 
 
 _ONLY_AXP = (
@@ -215,57 +293,87 @@ def _only_axp(xg: ExplanationGraph, necessary: set[int]) -> tuple[set[int], bool
     return axp, axp <= necessary
 
 
+_ONLY_TREE_AXP = (
+    "its necessary features (the singleton CXps) are a weak AXp, by one reachability test (no "
+    "SAT call), so the AXp inside them holds only necessary features and is the only AXp "
+    "(every AXp holds every necessary feature)"
+)
+
+
 def _tree_classes(
     xg: ExplanationGraph, forced: bool, strategy: Strategy, solver: str
 ) -> tuple[set[int], set[int], RouteChoice, int, int]:
-    """Necessary features and members of a tree XpG: deletions, then the CXp list (within
-    the filter budget unless ``forced``), then, beyond it, the SAT route for the rest.
+    """Necessary features and members of a tree XpG.  Within the time the CXp list is
+    estimated to take (:func:`listing_seconds`), AXps found by deletion, then, unless
+    ``forced`` or the tree is small, enumeration: either may decide every class sooner.
+    Then the CXp list (within the filter budget unless ``forced``), and beyond the budget
+    the SAT route for the rest.
     Returns (necessary, members, route choice, SAT calls, explanations enumerated)."""
     tested = xg.tested_vars()
-    edges = len(xg.edge_src)
+    edges = xg.n_edges
+    necessary: set[int] | None = None  # on small trees, read off the CXps
     members: set[int] = set()
-    found = 0
+    found = enumerated = 0
+    raced = ""
     if edges >= _LIST_FIRST_EDGES:
         necessary = set(tree_singleton_cxps(xg))
-        first, only = _only_axp(xg, necessary)
-        if only:
-            reason = f"the explanation graph is a tree: {_ONLY_AXP}"
-            return necessary, first, RouteChoice("tree-polynomial", reason), 0, 0
-        members |= first
-        found = 1 + _deletion_members(xg, members, _LIST_SECONDS_PER_EDGE * edges)
-        if members.issuperset(tested):
+        members |= necessary
+        if not path_to_zero(xg, [v for v in tested if v not in necessary]):
+            reason = f"the explanation graph is a tree: {_ONLY_TREE_AXP}"
+            return necessary, necessary, RouteChoice("tree-polynomial", reason), 0, 0
+        allowance = listing_seconds(xg)
+        deadline = time.perf_counter() + allowance
+        estimate = (
+            f"the {1000 * allowance:.2f} ms that listing its CXps is estimated to take "
+            f"({edges} edges, Prop. 6)"
+        )
+        found, decided, step = _deletion_members(xg, members, deadline)
+        if decided:
             reason = (
                 f"the explanation graph is a tree: {found} AXps found by deletion (no SAT "
-                f"call) hold every tested feature, before listing its CXps (Prop. 6)"
+                f"call) hold every tested feature, within {estimate}"
             )
-            necessary = set(tree_singleton_cxps(xg))
             return necessary, members, RouteChoice("tree-polynomial", reason), 0, 0
+        raced = f"{found} AXps found by deletion"
+        if not forced and strategy != "queries" and edges > _RACE_EDGES and found:
+            enumerated, complete = _enumerated_members(xg, members, deadline, step)
+            if complete:
+                undecided = sum(1 for v in tested if v not in members)
+                reason = (
+                    f"the explanation graph is a tree, but after {raced} (no SAT call), "
+                    f"enumeration (MARCO) found all {enumerated} explanations within "
+                    f"{estimate}; {undecided} tested features are in none"
+                )
+                return necessary, members, RouteChoice("sat", reason), 0, enumerated
+            raced += f" and {enumerated} enumerated"
+        raced = f"; {raced} left some features undecided within {estimate}"
     budget = None if forced else filter_budget(xg)
-    candidates, masks = tree_minimal_masks(xg, max_work=budget)
+    candidates, cxps = masks.tree_minimal_masks(xg, max_work=budget)
     counts = (
         f"{int((xg.terminal_value == 0).sum())} paths to 0-terminals give "
         f"{candidates} distinct candidate CXps"
     )
-    if masks is None:
-        necessary = set(tree_singleton_cxps(xg))
-        members, sat_calls, enumerated = _sat_route_members(
-            xg, members | necessary, strategy, solver
-        )
+    if cxps is None:
+        if necessary is None:
+            necessary = set(tree_singleton_cxps(xg))
+        members, sat_calls, more = _sat_route_members(xg, members | necessary, strategy, solver)
         reason = (
             f"the explanation graph is a tree, but its {counts}, and filtering out their "
-            f"supersets needs more than the budget of {budget} work units; after {found} "
-            "AXps found by deletion, SAT calls and enumeration decide the rest"
+            f"supersets needs more than the budget of {budget} work units{raced}; SAT calls "
+            "and enumeration decide the rest"
         )
-        return necessary, members, RouteChoice("sat", reason), sat_calls, enumerated
+        return necessary, members, RouteChoice("sat", reason), sat_calls, enumerated + more
     union = 0
-    for m in masks:
+    for m in cxps:
         union |= m
-    reason = f"the explanation graph is a tree: its {counts}, filtered to {len(masks)} CXps"
+    reason = f"the explanation graph is a tree: its {counts}, filtered to {len(cxps)} CXps"
     if forced:
         reason = f"route forced by the caller; {reason}"
-    necessary = {m.bit_length() - 1 for m in masks if m.bit_count() == 1}
+    if necessary is None:
+        necessary = {m.bit_length() - 1 for m in cxps if m.bit_count() == 1}
     members = {v for v in range(xg.n_vars) if union >> v & 1}
-    return necessary, members, RouteChoice("tree-polynomial", f"{reason} (Prop. 6)"), 0, 0
+    choice = RouteChoice("tree-polynomial", f"{reason} (Prop. 6){raced}")
+    return necessary, members, choice, 0, enumerated
 
 
 def classify_features(
@@ -281,7 +389,9 @@ def classify_features(
     ----------
     xg : ExplanationGraph
     route : {"tree-polynomial", "sat"}, optional
-        Force a route (default: the membership dispatcher, :func:`xpg.membership_route`).
+        Force a route (default: the dispatcher; on trees the race against the listing's
+        estimated time described in :mod:`xpg.explain.relevance`, elsewhere
+        :func:`xpg.membership_route`).  The forced tree route never enumerates.
     strategy : {"portfolio", "queries", "enumeration"}
         On the SAT route: membership queries and enumeration side by side (default), or
         one of them alone.
