@@ -150,7 +150,7 @@ def put(req):
 def get(req):
     return {{"x": STATE["x"]}}
 def slow(req):
-    time.sleep(5)
+    time.sleep(3600)  # only the wait stops it
     return {{}}
 serve({{"put": put, "get": get, "slow": slow}}, channel=channel)
 """

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from conftest import shared_path
 
+import xpg.learn.external_env
 from xpg.cli.main import main
 from xpg.errors import ExternalEnvError
 from xpg.io import load_model
@@ -44,8 +46,16 @@ def test_ripper_options_are_refused_with_cn2(
 def test_an_environment_that_cannot_be_created_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The default run has no package index: creating Orange3's environment fails."""
+    """The default run has no package index: creating Orange3's environment fails.  The
+    failing pip step is replaced by its error (``tests/learn/test_cn2.py`` runs the real one,
+    a virtual environment made and pip refused, which takes seconds)."""
     monkeypatch.setenv("XPG_ENVS_DIR", str(tmp_path / "envs"))
+
+    def pip_refused(env: Any, folder: Path) -> None:
+        (folder / "bin").mkdir()  # half made, as the real failure leaves it
+        raise ExternalEnvError(f"could not create the {env.name} environment at {env.venv}")
+
+    monkeypatch.setattr(xpg.learn.external_env, "_build", pip_refused)
     data = str(shared_path("datasets", "pmlb", "corral.tsv.gz"))
     out = tmp_path / "m.json"
     args = ["learn", "list", data, "--target", "target", "--learner", "cn2", "-o", str(out)]

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,36 @@ def _xpg(tmp_path: Path, k: int = 40) -> tuple[Path, ExplanationGraph]:
     return path, xg
 
 
+def _catches_sigterm(pid: int) -> bool:
+    """Whether the process has a SIGTERM handler (Linux: the ``SigCgt`` mask of its status)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    (mask,) = [line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")]
+    return bool(int(mask, 16) >> (signal.SIGTERM - 1) & 1)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of the process (Linux: fields 14 and 15 of its stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_until_enumerating(proc: subprocess.Popen[str], cpu: float = 0.5) -> None:
+    """Wait until ``xpg enum --json`` (which prints nothing before the end) has enumerated for
+    ``cpu`` seconds of its own CPU time: it sets its SIGTERM handler just before it starts.
+    Both are events of the process, not guessed delays, so the machine's load does not matter."""
+    deadline = time.monotonic() + 300
+
+    def wait(ready: Callable[[], bool]) -> None:
+        while not ready():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "xpg enum did not get under way"
+            time.sleep(0.01)
+
+    wait(lambda: _catches_sigterm(proc.pid))
+    start = _cpu_seconds(proc.pid)
+    wait(lambda: _cpu_seconds(proc.pid) >= start + cpu)
+
+
 def test_the_graph_has_the_explanations_it_claims() -> None:
     dg = many_axps_graph(3)
     xg = ExplanationGraph.from_decision_graph(dg, [0] * 6)
@@ -89,20 +120,12 @@ def test_signal_after_the_first_lines_prints_what_was_found(
     assert "INCOMPLETE (interrupted" in summary and "Traceback" not in err
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="Linux's /proc")
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_json_partial_result(tmp_path: Path, sig: int, status: int) -> None:
     path, xg = _xpg(tmp_path)
-    # the text run shows when the enumeration is under way; the --json run prints nothing
-    # before the end, so it gets the same start-up time and then some
-    probe = _start(path, json_output=False)
-    assert probe.stdout is not None
-    probe.stdout.readline()
     proc = _start(path, json_output=True)
-    probe.stdout.readline()
-    probe.kill()
-    probe.communicate()
-    time.sleep(1.0)
+    _wait_until_enumerating(proc)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == status, err

@@ -27,7 +27,8 @@ def test_parity_benchmark_through_the_cli(bench_cli, tmp_path: Path) -> None:
 def test_sweep_quick_through_the_cli(bench_cli, tmp_path: Path) -> None:
     """``xpg bench probabilistic-sweep --quick``: both sweeps, every method, the plots; Anchors
     (no sample-size parameter) has one value along m; m = 1000 and k = 5 are the same run."""
-    assert bench_cli.run("probabilistic-sweep", ["--quick", "--out", str(tmp_path)]) == 0
+    argv = ["--quick", "--instances", "1", "--out", str(tmp_path)]
+    assert bench_cli.run("probabilistic-sweep", argv) == 0
     with open(tmp_path / "sweep.csv") as handle:
         rows = list(csv.DictReader(handle))
     keys = {(r["sweep"], int(r["value"]), r["method"]) for r in rows}
