@@ -13,7 +13,10 @@
   own datasets are binarised); a FasterRisk model is then a :class:`~xpg.models.risk_score
   .RiskScore` with integer points.
 * **BBM-RS**: :func:`xpg.learn.bbm_rs` with tau = 0.05, ``T`` by cross-validation over 5, 10,
-  ..., 30 (the paper's grid, also the authors' code's).
+  ..., 30 (the paper's grid, also the authors' code's).  Its IC is the score card's
+  conditions; :attr:`Fitted.learners` also counts the distinct weak learners ``x_i >= theta``
+  of its rounds, the paper's count (it includes the constant learner ``x_i >= lowest value``,
+  which the card moves into its bias).
 
 GROOT and FasterRisk pin old numpy, pandas and scikit-learn (``pip install --dry-run`` into the
 project's environment would downgrade all three), so they run in ``bench/.venvs/risk-baselines``
@@ -64,12 +67,14 @@ class Fitted:
 
     ``agrees`` is None for learners run here (the xpg model *is* the model), else whether the
     compiled model predicts what the baseline's own ``predict`` gave on every test row.
+    ``learners``: BBM-RS's distinct weak learners (the paper's IC), None for the others.
     """
 
     model: Any
     ic: int
     param: int
     agrees: bool | None = None
+    learners: int | None = None
 
 
 def _folds(y: np.ndarray, seed: int) -> Any:
@@ -112,8 +117,9 @@ def fit_bbm(
     seed: int,
     tau: float = RADIUS,
 ) -> Fitted:
-    """BBM-RS: ``T`` by 5-fold cross-validation on accuracy (ties: the smaller ``T``)."""
-    from xpg.learn.risk_score import bbm_rs
+    """BBM-RS: ``T`` by 5-fold cross-validation on accuracy (ties: the smaller ``T``); IC the
+    card's conditions, ``learners`` the distinct weak learners of its rounds."""
+    from xpg.learn.risk_score import bbm_rs, run_bbm_rs
 
     def fit(rows: np.ndarray, T: int) -> RiskScore:
         return bbm_rs(X[rows], y[rows], T=T, tau=tau, features=features, positive=1)
@@ -126,8 +132,9 @@ def fit_bbm(
         best = max(grid, key=lambda T: (np.mean(scores[T]), -T))
     else:
         best = grid[0]
-    model = fit(np.arange(len(y)), best)
-    return Fitted(model, len(model.conditions), best)
+    result = run_bbm_rs(X, y, T=best, tau=tau, features=features, positive=1)
+    learners = len({(r.feature, r.threshold) for r in result.rounds})
+    return Fitted(result.model, len(result.model.conditions), best, learners=learners)
 
 
 def groot_tree_model(doc: dict[str, Any], features: list[Feature]) -> DecisionTree:

@@ -7,7 +7,8 @@ risk ...``).
 Protocol (Sec. 6.2 and Appendix B; the learners in :mod:`bench.risk.baselines`): features
 scaled to [0, 1]; for each split ``s`` a stratified 2:1 train/test split seeded with ``s``;
 hyperparameters by 5-fold cross-validation on accuracy over 5, 10, ..., 30; IC = internal
-nodes of a tree, conditions with non-zero points of a risk score; test accuracy of the xpg
+nodes of a tree, conditions with non-zero points of a risk score (BBM-RS's distinct weak
+learners, the paper's count, beside it in ``ic_learners``); test accuracy of the xpg
 model; ER = mean exact l-infinity robustness (:func:`xpg.robustness`, not an
 attack) over 100 correctly classified test rows drawn with seed ``s`` (``inf`` for a constant
 model; counted as 1 in the summary, see :func:`summarise`).  Per dataset and method,
@@ -42,6 +43,7 @@ COLUMNS = [
     "split",
     "param",
     "ic",
+    "ic_learners",
     "accuracy",
     "er",
     "er_points",
@@ -55,6 +57,8 @@ SUMMARY = [
     "constant",
     "ic",
     "ic_se",
+    "ic_learners",
+    "ic_learners_se",
     "accuracy",
     "accuracy_se",
     "er",
@@ -108,6 +112,7 @@ def run_one(method: str, data: Any, s: int, grid: Sequence[int], points: int) ->
         "split": s,
         "param": fitted.param,
         "ic": fitted.ic,
+        "ic_learners": "" if fitted.learners is None else fitted.learners,
         "accuracy": round(accuracy, 4),
         "er": round(er, 4),
         "er_points": min(points, len(test)),
@@ -130,7 +135,10 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"dataset": name, "method": method, "splits": len(mine)}
         er = np.array([float(r["er"]) for r in mine])
         row["constant"] = int(np.isinf(er).sum())
-        for col in ("ic", "accuracy", "er"):
+        for col in ("ic", "ic_learners", "accuracy", "er"):
+            if any(r.get(col) in (None, "") for r in mine):  # ic_learners: BBM-RS only
+                row[col], row[f"{col}_se"] = "", ""
+                continue
             values = np.array([float(r[col]) for r in mine])
             if col == "er":  # a constant model: no other class in [0, 1]^d, of diameter 1
                 values = np.minimum(values, 1.0)
@@ -145,34 +153,35 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def markdown(summary: list[dict[str, Any]], note: str) -> str:
-    """Table 3 as Markdown: ours (mean ± se) / the paper's, per criterion and method."""
+    """Table 3 as Markdown: ours (mean ± se) / the paper's, per criterion and method; for
+    BBM-RS also its IC counted as the paper counts it (distinct weak learners)."""
     methods = [m for m in baselines.METHODS if any(r["method"] == m for r in summary)]
+    # (column, method, heading): the learners' count beside BBM-RS's IC when measured
+    columns = [("ic", m, f"IC {m}") for m in methods]
+    if any(r["method"] == "BBM-RS" and r.get("ic_learners") != "" for r in summary):
+        columns.append(("ic_learners", "BBM-RS", "IC BBM-RS, paper's count"))
+    columns += [("accuracy", m, f"acc {m}") for m in methods]
+    columns += [("er", m, f"ER {m}") for m in methods]
     lines = [
         "# Table 3: IC, test accuracy and exact ER (ours ± se / paper)",
         "",
         note,
         "",
-        "| dataset | "
-        + " | ".join(f"IC {m}" for m in methods)
-        + " | "
-        + " | ".join(f"acc {m}" for m in methods)
-        + " | "
-        + " | ".join(f"ER {m}" for m in methods)
-        + " |",
-        "|---" * (1 + 3 * len(methods)) + "|",
+        "| dataset | " + " | ".join(head for _, _, head in columns) + " |",
+        "|---" * (1 + len(columns)) + "|",
     ]
     for name in dict.fromkeys(r["dataset"] for r in summary):
         cells = []
-        for col, fmt in (("ic", "{:.1f}"), ("accuracy", "{:.2f}"), ("er", "{:.2f}")):
-            for m in methods:
-                r = next((r for r in summary if r["dataset"] == name and r["method"] == m), None)
-                if r is None:
-                    cells.append("-")
-                    continue
-                se = "" if np.isnan(r[f"{col}_se"]) else " ± " + fmt.format(r[f"{col}_se"])
-                paper = r[f"paper_{col}"]
-                ref = "" if paper == "" else " / " + fmt.format(paper)
-                cells.append(fmt.format(r[col]) + se + ref)
+        for col, m, _ in columns:
+            fmt = "{:.1f}" if col.startswith("ic") else "{:.2f}"
+            r = next((r for r in summary if r["dataset"] == name and r["method"] == m), None)
+            if r is None or r[col] == "":
+                cells.append("-")
+                continue
+            se = "" if np.isnan(r[f"{col}_se"]) else " ± " + fmt.format(r[f"{col}_se"])
+            paper = r["paper_ic" if col == "ic_learners" else f"paper_{col}"]
+            ref = "" if paper == "" else " / " + fmt.format(paper)
+            cells.append(fmt.format(r[col]) + se + ref)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

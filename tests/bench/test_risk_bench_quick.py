@@ -17,7 +17,7 @@ from conftest import REPO_ROOT, shared_path
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench.cli import run  # noqa: E402
-from bench.risk import baselines  # noqa: E402
+from bench.risk import baselines, table3  # noqa: E402
 from xpg.core.features import Feature  # noqa: E402
 
 
@@ -47,13 +47,46 @@ def test_separation_risk_and_tradeoff_quick(tmp_path: Path) -> None:
     }
     for r in table:
         assert int(r["ic"]) >= 1 and 0.5 < float(r["accuracy"]) <= 1 and 0 < float(r["er"]) <= 1
+        # BBM-RS's IC counted as the paper counts it (distinct weak learners) beside the card's
+        if r["method"] == "BBM-RS":
+            assert int(r["ic_learners"]) >= int(r["ic"])
+        else:
+            assert r["ic_learners"] == ""
     md = (tmp_path / "risk_table3.md").read_text()
     assert "| heart |" in md and "/ 9.5" in md  # the paper's BBM-RS IC beside ours
+    assert "IC BBM-RS, paper's count" in md
 
     assert run("risk-tradeoff", ["--quick", *common]) == 0
     trade = rows(tmp_path / "risk_tradeoff.csv")
     assert [float(r["tau"]) for r in trade] == [0.0, 0.25]
     assert (tmp_path / "risk_tradeoff.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bbm_rs_ic_counted_both_ways() -> None:
+    """The constant learner ``x >= lowest value`` goes into the card's bias: not a condition
+    of the card, but one of the paper's distinct weak learners."""
+    X, y = np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([1, 1, 1, 0])
+    fitted = baselines.fit_bbm(X, y, [Feature.real("x0", 1.0, 4.0)], grid=[1], seed=0)
+    assert (fitted.ic, fitted.learners) == (0, 1)
+
+
+def test_table3_shows_the_papers_count_of_bbm_rs_ic() -> None:
+    rows = [
+        {"dataset": "compasbin", "method": "DT", "split": s, "ic": 60, "ic_learners": "",
+         "accuracy": 0.66, "er": 0.5} for s in (0, 1)
+    ] + [
+        {"dataset": "compasbin", "method": "BBM-RS", "split": s, "ic": ic, "ic_learners": ic + 1,
+         "accuracy": 0.65, "er": 0.5} for s, ic in ((0, 6), (1, 7))
+    ]  # fmt: skip
+    summary = table3.summarise(rows)
+    bbm = next(r for r in summary if r["method"] == "BBM-RS")
+    assert (bbm["ic"], bbm["ic_learners"], bbm["ic_learners_se"]) == (6.5, 7.5, 0.5)
+    assert next(r for r in summary if r["method"] == "DT")["ic_learners"] == ""
+    md = table3.markdown(summary, "note")
+    head, _, line = md.splitlines()[4:7]
+    cells = dict(zip(head.split(" | "), line.split(" | "), strict=True))
+    assert cells["IC BBM-RS"] == "6.5 ± 0.5 / 7.6"
+    assert cells["IC BBM-RS, paper's count"] == "7.5 ± 0.5 / 7.6"
 
 
 def groot_predict(node: dict[str, Any], x: np.ndarray) -> int:

@@ -20,7 +20,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidDataError, InvalidParameterError
 from xpg.explain.marco import enumerate_explanations
 from xpg.learn import bbm_rs
-from xpg.learn.risk_score import BBMResult, bbm_weights, run_bbm_rs
+from xpg.learn.risk_score import BBMResult, bbm_weights, noise_units, run_bbm_rs
 from xpg.models.risk_score import RiskScore
 from xpg.verify.verifier import Verifier
 
@@ -51,11 +51,54 @@ def accuracy(noisy: np.ndarray, signs: np.ndarray, w: np.ndarray, j: int, theta:
     return float(sum(wi for wi, p, s in zip(w, pred, signs, strict=True) if p == s))
 
 
+def units(X: np.ndarray, features: list[Feature]) -> np.ndarray:
+    """The noise unit of each column: its declared domain's width, else the rows' range."""
+    out = []
+    for j, f in enumerate(features):
+        if f.kind == "boolean":
+            out.append(1.0)
+        elif math.isinf(f.low) or math.isinf(f.high):
+            out.append(float(X[:, j].max() - X[:, j].min()))
+        else:
+            out.append(float(f.high - f.low))
+    return np.array(out)
+
+
+def exact_rounds(noisy: np.ndarray, signs: np.ndarray, T: int, gamma: Fraction) -> tuple:
+    """BBM-RS in rational arithmetic: per round, the prediction set of the first condition
+    (by feature, then threshold) of highest weighted accuracy, and why it stopped."""
+    p = Fraction(1, 2) + gamma
+    margins = [0] * len(signs)
+    chosen = []
+    for t in range(1, T + 1):
+        n = T - t
+        w = [
+            math.comb(n, (n - s + 1) // 2) * p ** ((n - s + 1) // 2) * (1 - p) ** ((n + s - 1) // 2)
+            if 0 <= (n - s + 1) // 2 <= n
+            else Fraction(0)
+            for s in margins
+        ]
+        if sum(w) == 0:
+            return chosen, "decided"
+        best: tuple = (Fraction(-1),)
+        for j in range(noisy.shape[1]):
+            for v in np.unique(noisy[:, j]):  # ascending: a later equal one does not win
+                pred = noisy[:, j] >= v
+                acc = sum((wi for wi, h, s in zip(w, pred, signs) if h == (s > 0)), Fraction(0))
+                if acc / sum(w) > best[0]:
+                    best = (acc / sum(w), j, pred)
+        if not best[0] > Fraction(1, 2) + gamma:
+            return chosen, "weak"
+        chosen.append((best[1], best[2].tolist()))
+        margins = [m + int(s) * (1 if h else -1) for m, s, h in zip(margins, signs, best[2])]
+    return chosen, "T"
+
+
 def replay(X: np.ndarray, y: np.ndarray, result: BBMResult, T: int, tau: float, gamma: float):
     """Recompute every round from scratch and compare; returns the next round's weights."""
     positive = result.model.positive
     signs = np.array([1 if v == positive else -1 for v in y.tolist()])
-    spread = X.max(axis=0) - X.min(axis=0)
+    spread = units(X, result.model.features)
     noisy = X - tau * signs[:, None] * spread[None, :]
     np.testing.assert_allclose(result.noisy, noisy, rtol=0, atol=1e-12)
     margins = np.zeros(len(X), dtype=int)
@@ -150,6 +193,75 @@ def test_every_round_is_the_brute_force_best_and_the_stop_is_right() -> None:
             dropped = m - folded - sum(c.points for c in rs.conditions)  # never-true ones
             assert folded >= 0 and dropped >= 0
     assert stops == {"T", "weak", "decided"}
+
+
+def test_ties_are_decided_exactly_lowest_feature_then_threshold() -> None:
+    """Column 1 splits off the same rows as column 0 at 4.5, in another order: the two
+    conditions tie exactly in every round, and float sums in their two orders differed (the
+    third round took column 1)."""
+    X = np.column_stack([np.arange(7), [2, 3, 1, 4, 0, 6, 5]]).astype(float)
+    y = np.array([1, 0, 0, 0, 0, 1, 1])
+    result = run_bbm_rs(X, y, T=6, tau=0.0)
+    assert [(r.feature, r.threshold) for r in result.rounds] == [(0, 4.5)] * 4
+    assert result.stopped == "decided"
+    # many cuts of one feature tie: the lowest threshold
+    y = np.array([0] * 10 + [1, 0] * 245)  # every cut at 10, 12, ..., 498: 255 of 500 right
+    result = run_bbm_rs(np.arange(500.0)[:, None], y, T=1, tau=0.0, gamma=0.0)
+    assert [(r.threshold, r.accuracy) for r in result.rounds] == [(9.5, 0.51)]
+
+
+def test_rounds_match_rational_arithmetic_on_tie_prone_data() -> None:
+    """Two columns that split off the same rows in different orders, against BBM-RS computed
+    with fractions: the same condition every round, the same stop."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n = int(rng.integers(6, 16))
+        m = int(rng.integers(2, n - 1))
+        b = np.concatenate([rng.permutation(m), m + rng.permutation(n - m)])
+        X = np.column_stack([np.arange(n), b, rng.integers(0, 2, n)]).astype(float)
+        y = (rng.random(n) < np.where(np.arange(n) >= m, 0.85, 0.15)).astype(int)
+        if len(set(y.tolist())) < 2:
+            continue
+        T, tau = int(rng.integers(2, 8)), float(rng.choice([0.0, 0.05]))
+        result = run_bbm_rs(X, y, T=T, tau=tau)
+        got = [
+            (r.feature, (result.noisy[:, r.feature] >= r.threshold).tolist()) for r in result.rounds
+        ]
+        assert (got, result.stopped) == exact_rounds(
+            result.noisy, result.signs, T, Fraction(1, 100)
+        )
+
+
+def test_the_stop_at_weighted_accuracy_51_percent_is_exact() -> None:
+    """The best condition gets exactly 255 of 500 equally weighted rows right: 0.51 is not
+    above 1/2 + 0.01 (float sums made it 0.5100000000000002 and one more round)."""
+    y = np.array([0] * 10 + [1, 0] * 245)
+    X = np.arange(500.0)[:, None]
+    result = run_bbm_rs(X, y, T=1, tau=0.0, gamma=0.01)
+    assert result.rounds == [] and result.stopped == "weak"
+    y[-1] = 1  # 256 of 500 right: above 0.51
+    assert len(run_bbm_rs(X, y, T=1, tau=0.0, gamma=0.01).rounds) == 1
+
+
+def test_noise_is_in_units_of_the_declared_domain() -> None:
+    """The paper moves features normalised to [0, 1] by tau: a feature declared on [0, 1]
+    moves by tau whatever rows are fitted; an unbounded one by tau times the rows' range."""
+    rng = np.random.default_rng(3)
+    X = rng.random((40, 2)) * 0.2 + 0.4  # every value in [0.4, 0.6]
+    y = (X[:, 0] > 0.5).astype(int)
+    signs = np.where(y == 1, 1, -1)
+    feats = [Feature.real("a", 0.0, 1.0), Feature.real("b")]
+    result = run_bbm_rs(X, y, T=3, tau=0.05, features=feats)
+    spread_b = X[:, 1].max() - X[:, 1].min()
+    np.testing.assert_array_equal(result.noisy[:, 0], X[:, 0] - 0.05 * signs)
+    np.testing.assert_array_equal(result.noisy[:, 1], X[:, 1] - 0.05 * signs * spread_b)
+    assert noise_units(feats, X).tolist() == [1.0, spread_b]
+    # a subset of the rows (a fold) gets the same noise on the bounded feature
+    half = run_bbm_rs(X[:20], y[:20], T=3, tau=0.05, features=feats)
+    np.testing.assert_array_equal(half.noisy[:, 0], result.noisy[:20, 0])
+    # a boolean feature moves by tau even where the rows hold one value
+    flat = run_bbm_rs(np.zeros((4, 1)), [0, 1, 0, 1], T=1, tau=0.05)
+    assert flat.noisy[:, 0].tolist() == [0.05, -0.05, 0.05, -0.05]
 
 
 def test_score_card_is_the_vote_and_reads_in_data_units() -> None:

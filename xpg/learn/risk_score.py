@@ -5,9 +5,12 @@ Algorithm 1 of Moshkovitz, Yang and Chaudhuri (2021), exactly as written:
 1. labels become +1 (the positive class) and -1; every example ``(x, y)`` is replaced by
    ``(x - tau * y * 1, y)`` with the features normalised to [0, 1] (positives look a little
    more negative and negatives more positive: the learned score is then robust at radius
-   about ``tau``, Claim 7).  Normalising by ``(x - min) / (max - min)`` and moving by
-   ``tau`` is the same as moving each feature by ``tau * (max - min)`` in its own units,
-   which is what is done: thresholds come out in the data's own units, with no round trip;
+   about ``tau``, Claim 7).  The paper normalises each feature to [0, 1] over the whole
+   dataset (Appendix B), so ``tau`` is a share of each feature's range: each feature moves by
+   ``tau`` times the width of its declared domain (1 for a boolean) or, when the domain is
+   unbounded, times the range of the rows fitted (:func:`noise_units`).  A domain declared
+   over the whole data thus gives every subset of its rows (a training split, a fold) the
+   paper's noise, and thresholds come out in the data's own units, with no round trip;
 2. round ``t = 1 .. T``: the Boost-by-Majority distribution (Freund 1995) weighs an example
    whose ``t - 1`` earlier votes sum (times ``y``) to ``s`` by the probability that it ends
    exactly undecided, ``w_t(s) = C(T-t, k) (1/2 + gamma)^k (1/2 - gamma)^(T-t-k)`` with
@@ -20,9 +23,13 @@ Algorithm 1 of Moshkovitz, Yang and Chaudhuri (2021), exactly as written:
    does, plus the lowest value: the constant +1).  Only ``x_i >= theta``: the paper leaves
    out ``x_i <= theta`` on purpose, so that the score is monotone, which is what makes it
    robust (Claim 6).  One pass per round: each feature is sorted once, and a cumulative sum
-   of the signed weights in that order gives every threshold's accuracy at once;
-4. stop after ``T`` rounds, or before a round whose best condition does not reach weighted
-   accuracy above ``1/2 + gamma`` (the paper's 0.51), or when every weight is 0;
+   of the signed weights in that order gives every threshold's accuracy at once, in floats;
+   the conditions within a proven bound of the best float are then scored exactly (integer
+   weights, below), so that ties go to the lowest feature, then the lowest threshold, as
+   the authors' strict ``>`` scan does, and not to rounding;
+4. stop after ``T`` rounds, or before a round whose best condition's weighted accuracy is
+   not above ``1/2 + gamma`` (the paper's 0.51; decided exactly, ``gamma`` read as the
+   decimal it prints as: an accuracy of exactly 51/100 stops), or when every weight is 0;
 5. the risk score: one point per round for its condition (a condition chosen in several
    rounds gets their sum), bias ``-ceil(m / 2)`` for the ``m`` rounds made, positive when
    the total is >= 0, i.e. when at least half of the conditions hold (an integer bias with
@@ -30,6 +37,11 @@ Algorithm 1 of Moshkovitz, Yang and Chaudhuri (2021), exactly as written:
    domain satisfies is left off the card, and one that every value satisfies (the constant
    learner ``x >= lowest value``, on a bounded domain) is added to the bias: the same
    function, a shorter card.
+
+Exact weights: with ``p = 1/2 + gamma = P / D`` in lowest terms and ``q = Q / D``, the
+weight ``C(n, k) p^k q^(n-k)`` is the integer ``C(n, k) P^k Q^(n-k)`` over ``D^n``, common to
+all examples, so a condition's weighted accuracy is a ratio of Python integers (at most ``t``
+distinct weights in round ``t``: a few integer products per round).
 
 The weights are those of the authors' code up to a factor common to all examples (their
 ``floor`` in the second exponent differs from the book's ``ceil`` only for odd ``T``, by a
@@ -67,6 +79,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -119,7 +132,7 @@ class BBMRound:
     threshold : float
         In the data's own units.
     accuracy : float
-        Its weighted accuracy on the noisy data under ``weights``.
+        Its weighted accuracy on the noisy data under ``weights`` (the exact ratio, rounded).
     weights : numpy.ndarray
         The round's Boost-by-Majority distribution over the examples (sums to 1).
     """
@@ -144,7 +157,8 @@ class BBMResult:
         ``"T"`` (all ``T`` rounds made), ``"weak"`` (no condition above ``1/2 + gamma``)
         or ``"decided"`` (every weight 0: every example's majority is already fixed).
     noisy : numpy.ndarray
-        The noisy training data the weak learners saw, ``x - tau * y * (max - min)``.
+        The noisy training data the weak learners saw, ``x - tau * y * unit`` (the unit of
+        :func:`noise_units`: the domain's width, or the rows' range when it is unbounded).
     signs : numpy.ndarray
         The labels as +1 / -1.
     """
@@ -218,10 +232,52 @@ def _condition(f: Feature, threshold: float) -> Literal | None:
     return None if f.is_empty(f.domain_set() & lit.allowed) else lit
 
 
+def noise_units(feats: Sequence[Feature], M: np.ndarray) -> np.ndarray:
+    """Each feature's unit of noise: the width of its declared domain (1 for a boolean), or
+    the range of the rows ``M`` when the domain is unbounded.
+
+    >>> noise_units([Feature.real("a", 0, 1), Feature.real("b"), Feature.boolean("c")],
+    ...             np.array([[0.2, 5.0, 0], [0.4, 9.0, 0]])).tolist()
+    [1.0, 4.0, 1.0]
+    """
+    observed = M.max(axis=0) - M.min(axis=0)
+    units = []
+    for f, seen in zip(feats, observed.tolist(), strict=True):
+        if f.kind == "boolean":
+            units.append(1.0)
+        elif math.isfinite(f.low) and math.isfinite(f.high):
+            units.append(float(f.high - f.low))
+        else:
+            units.append(seen)
+    return np.asarray(units, dtype=np.float64)
+
+
+def _exact_gamma(gamma: float) -> Fraction:
+    """``gamma`` as the decimal it prints as (0.01 is 1/100, not the nearest binary float)."""
+    return Fraction(repr(float(gamma)))
+
+
+def _integer_weights(T: int, t: int, margins: Sequence[int], gamma: Fraction) -> list[int]:
+    """The weights of :func:`bbm_weights` for the distinct ``margins``, exactly: integers
+    ``C(n, k) P^k Q^(n-k)``, with ``p = P / D`` and ``q = Q / D``, all times ``D^n``.
+
+    >>> _integer_weights(3, 2, [-1, 1], Fraction(1, 100))  # p = 51/100, q = 49/100
+    [51, 49]
+    """
+    n = T - t
+    p = Fraction(1, 2) + gamma
+    P, Q = p.numerator, p.denominator - p.numerator
+    out = []
+    for m in margins:
+        k = (n - m + 1) // 2
+        out.append(math.comb(n, k) * P**k * Q ** (n - k) if 0 <= k <= n else 0)
+    return out
+
+
 class _WeakLearner:
     """Every condition ``x_j >= theta`` on the noisy data, scored in one vectorised pass."""
 
-    def __init__(self, noisy: np.ndarray) -> None:
+    def __init__(self, noisy: np.ndarray, signs: np.ndarray) -> None:
         n, _ = noisy.shape
         self.order = np.argsort(noisy, axis=0, kind="stable")
         ordered = np.take_along_axis(noisy, self.order, axis=0)
@@ -233,17 +289,44 @@ class _WeakLearner:
         mid = np.where(mid > low, mid, high)  # adjacent floats: the upper one still splits
         self.thresholds = np.vstack([ordered[:1], mid])
         self.n = n
+        self.signs = signs
+        # each float weight is within eps / 2 (relative) of its exact share, and a sum of n
+        # of them adds at most n eps / 2 of a total of 1: a float accuracy is within
+        # (n + 4) eps of the exact one, so the best exact one is within twice that of the
+        # best float (margin: 4 (n + 4) eps)
+        self.slack = 4.0 * (n + 4) * float(np.finfo(np.float64).eps)
 
-    def best(self, weights: np.ndarray, signs: np.ndarray) -> tuple[int, float, float]:
-        """``(feature, threshold, accuracy)`` of the best condition; ties go to the lowest
-        feature, then the lowest threshold."""
-        signed = (weights * signs)[self.order]
+    def best(self, groups: np.ndarray, weights: list[int]) -> tuple[int, int, int, int]:
+        """``(feature, cut, numerator, denominator)`` of the best condition, its weighted
+        accuracy exactly ``numerator / denominator``, when example ``e`` weighs
+        ``weights[groups[e]]``; ties go to the lowest feature, then the lowest threshold.
+        The denominator (the total weight) is 0 when every weight is."""
+        sizes = np.bincount(groups, minlength=len(weights)).tolist()
+        total = sum(w * c for w, c in zip(weights, sizes, strict=True))
+        if total == 0:
+            return -1, -1, 0, 0
+        share = np.array([w / total for w in weights])  # int / int: correctly rounded
+        w = share[groups]
+        signed = (w * self.signs)[self.order]
         before = np.cumsum(signed, axis=0) - signed  # sum of w*y over the positions < k
-        positive_mass = float(weights[signs > 0].sum())
+        positive_mass = float(w[self.signs > 0].sum())
         accuracy = np.where(self.valid, positive_mass - before, -np.inf)
-        flat = int(np.argmax(accuracy.T))
-        j, k = divmod(flat, self.n)
-        return j, float(self.thresholds[k, j]), float(accuracy[k, j])
+        near = np.flatnonzero(accuracy.T >= accuracy.max() - self.slack)  # feature-major
+        positive = np.bincount(groups[self.signs > 0], minlength=len(weights))
+        best: tuple[int, int, int, int] = (-1, -1, -1, total)
+        for flat in near.tolist():  # ascending: the first of equals is the lowest
+            j, k = divmod(flat, self.n)
+            if k == 0 and best[0] >= 0 and best[1] == 0:
+                continue  # every feature's cut 0 predicts +1 everywhere: one condition
+            below = self.order[:k, j]  # predicted -1: right on the negatives, wrong otherwise
+            signed_below = np.bincount(
+                groups[below], weights=self.signs[below], minlength=len(weights)
+            )
+            right = (positive - signed_below).round().astype(np.int64).tolist()
+            numerator = sum(wt * r for wt, r in zip(weights, right, strict=True))
+            if numerator > best[2]:
+                best = (j, k, numerator, total)
+        return best
 
 
 def run_bbm_rs(
@@ -285,24 +368,28 @@ def run_bbm_rs(
             raise InvalidDataError(
                 f"feature {f.name!r}: BBM-RS needs numeric features, found categorical"
             )
-    spread = M.max(axis=0) - M.min(axis=0)
-    noisy = M - tau * signs[:, None] * spread[None, :]
-    learner = _WeakLearner(noisy)
+    noisy = M - tau * signs[:, None] * noise_units(feats, M)[None, :]
+    learner = _WeakLearner(noisy, signs)
+    exact_gamma = _exact_gamma(gamma)
+    edge = Fraction(1, 2) + exact_gamma
     margins = np.zeros(len(M), dtype=np.int64)
     rounds: list[BBMRound] = []
     stopped = "T"
     for t in range(1, T + 1):
-        w = bbm_weights(T, t, margins, gamma)
-        total = float(w.sum())
-        if total <= 0.0:
+        low = int(margins.min())
+        groups = margins - low  # example e weighs weights[groups[e]]
+        values = range(low, int(margins.max()) + 1)
+        weights = _integer_weights(T, t, values, exact_gamma)
+        j, k, numerator, total = learner.best(groups, weights)
+        if total == 0:
             stopped = "decided"
             break
-        w = w / total
-        j, theta, acc = learner.best(w, signs)
-        if not acc > 0.5 + gamma:
+        if not Fraction(numerator, total) > edge:
             stopped = "weak"
             break
-        rounds.append(BBMRound(j, theta, acc, w))
+        theta = float(learner.thresholds[k, j])
+        w = np.array([v / total for v in weights])[groups]
+        rounds.append(BBMRound(j, theta, numerator / total, w))
         margins += signs * np.where(noisy[:, j] >= theta, 1, -1)
     return BBMResult(_score_card(feats, classes, rounds, signs), rounds, stopped, noisy, signs)
 
@@ -349,10 +436,13 @@ def bbm_rs(
     T : int
         The number of rounds: at most ``T`` conditions, one point each.
     tau : float
-        The noise level, in units of each feature's range (the paper's 0.05).
+        The noise level, in units of each feature's range (the paper's 0.05): the width of
+        its declared domain, or the range of the rows in ``X`` when the domain is unbounded
+        (:func:`noise_units`).
     gamma : float
         The weak learners' edge: a round needs weighted accuracy above ``1/2 + gamma`` (the
-        paper stops below 0.51), and the Boost-by-Majority weights use it.
+        paper stops at 0.51 and below), and the Boost-by-Majority weights use it; read as the
+        decimal it prints as (0.01 is exactly 1/100), and compared exactly.
     feature_names : sequence of str, optional
         Default: the DataFrame's columns, else ``x0, x1, ...``.
     features : sequence of Feature, optional
@@ -394,4 +484,4 @@ def bbm_rs(
     ).model
 
 
-__all__ = ["BBMResult", "BBMRound", "bbm_rs", "bbm_weights", "run_bbm_rs"]
+__all__ = ["BBMResult", "BBMRound", "bbm_rs", "bbm_weights", "noise_units", "run_bbm_rs"]
