@@ -54,12 +54,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from xpg import DecisionGraph, ExplanationGraph, Feature, Literal, from_sklearn_tree
 from xpg.explain.relevance import classify_features
 from xpg.io.atomic import write_text_atomic
-from xpg.testing import antichain_xpg, fresh_copy, random_sklearn_tree, random_xpg
+from xpg.testing import (
+    antichain_xpg,
+    fresh_copy,
+    irrelevant_subtree_xpg,
+    random_sklearn_tree,
+    random_xpg,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ROUTES = (None, "tree-polynomial", "sat")  # the dispatcher, then each route forced
@@ -152,32 +156,6 @@ def wide_tree(rng: random.Random, n_features: int, fanout: int, depth: int) -> D
     for edge in edges:
         dg.add_edge(*edge)
     return dg
-
-
-def irrelevant_subtree_xpg(depth: int) -> ExplanationGraph:
-    """``x0 or x1`` for ``x0 = x1 = 1``: the root tests ``x0`` (1-edge: a 1-terminal), its
-    0-child tests ``x1`` (1-edge: a 1-terminal), and ``x1``'s 0-edge leads to a complete
-    tree over ``y0 .. y<depth-1>`` (level ``l`` tests ``y<l>``) whose leaves are all
-    0-terminals: the ``y`` are tested but irrelevant."""
-    inner = 2**depth - 1
-    size = 2 * inner + 1  # the subtree, in heap order, after the 4 nodes above it
-    level = np.zeros(size, dtype=np.int64)
-    for lev in range(depth):
-        at = np.arange(2**lev - 1, 2 ** (lev + 1) - 1)
-        level[2 * at + 1] = level[2 * at + 2] = lev + 1
-    sub_var = np.where(np.arange(size) < inner, level + 2, -1)
-    parents = np.arange(inner)
-    return ExplanationGraph(
-        ["x0", "x1"] + [f"y{i}" for i in range(depth)],
-        list(range(4 + size)),
-        0,
-        np.concatenate([[0, -1, 1, -1], sub_var]),
-        np.concatenate([[-1, 1, -1, 1], np.where(sub_var < 0, 0, -1)]),
-        np.concatenate([[0, 0, 2, 2], np.repeat(parents, 2) + 4]),
-        np.concatenate([[1, 2, 3, 4], np.stack([2 * parents + 5, 2 * parents + 6], 1).ravel()]),
-        np.concatenate([[True, False, True, False], np.tile([False, True], inner)]),
-        check=False,
-    )
 
 
 def _instances(

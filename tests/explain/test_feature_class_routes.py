@@ -12,38 +12,13 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
 import xpg.explain.relevance as relevance
 from xpg import ExplanationGraph
 from xpg.explain.reach import IncrementalReach
 from xpg.explain.relevance import classify_features
-from xpg.testing import Oracle, antichain_xpg, fresh_copy, random_xpg
-
-
-def irrelevant_subtree_xpg(depth: int) -> ExplanationGraph:
-    """``x0 or x1`` for ``x0 = x1 = 1``, with a complete tree over ``y0 .. y<depth-1>``
-    below ``x1 = 0`` whose leaves are all 0-terminals: two AXps (``{x0}``, ``{x1}``), one
-    CXp, ``2**depth`` paths to 0-terminals, and the ``y`` tested but irrelevant."""
-    inner = 2**depth - 1
-    size = 2 * inner + 1
-    level = np.zeros(size, dtype=np.int64)
-    for lev in range(depth):
-        at = np.arange(2**lev - 1, 2 ** (lev + 1) - 1)
-        level[2 * at + 1] = level[2 * at + 2] = lev + 1
-    sub_var = np.where(np.arange(size) < inner, level + 2, -1)
-    parents = np.arange(inner)
-    return ExplanationGraph(
-        ["x0", "x1"] + [f"y{i}" for i in range(depth)],
-        list(range(4 + size)),
-        0,
-        np.concatenate([[0, -1, 1, -1], sub_var]),
-        np.concatenate([[-1, 1, -1, 1], np.where(sub_var < 0, 0, -1)]),
-        np.concatenate([[0, 0, 2, 2], np.repeat(parents, 2) + 4]),
-        np.concatenate([[1, 2, 3, 4], np.stack([2 * parents + 5, 2 * parents + 6], 1).ravel()]),
-        np.concatenate([[True, False, True, False], np.tile([False, True], inner)]),
-    )
+from xpg.testing import Oracle, antichain_xpg, fresh_copy, irrelevant_subtree_xpg, random_xpg
 
 
 def _classes(result: relevance.FeatureClassification) -> tuple[tuple[str, ...], ...]:

@@ -19,7 +19,8 @@ that fit an estimator.
   :func:`random_sklearn_ensemble` (forests and boosted trees over small discrete domains);
 * Fourier explainers: :func:`random_fourier_polynomial`, :func:`table_game`;
 * explanation graphs: :func:`random_xpg`, :func:`random_dg_xpgs`, :func:`random_cases`,
-  :func:`antichain_xpg` (the worst case of tree membership), :func:`fresh_copy` (no cached
+  :func:`antichain_xpg` (the worst case of tree membership),
+  :func:`irrelevant_subtree_xpg` (few explanations, many paths), :func:`fresh_copy` (no cached
   traversal structure), :func:`described` (by node ids and names);
 * the oracle: :class:`Oracle` (all AXps and CXps, members, necessary features, smallest
   sizes), :class:`ClassTable` (a classifier evaluated on a grid),
@@ -89,6 +90,7 @@ from xpg.testing.xpgs import (
     antichain_xpg,
     described,
     fresh_copy,
+    irrelevant_subtree_xpg,
     random_cases,
     random_dg_xpgs,
     random_xpg,
@@ -107,6 +109,7 @@ __all__ = [
     "Oracle",
     "Seed",
     "antichain_xpg",
+    "irrelevant_subtree_xpg",
     "as_generator",
     "as_random",
     "dnf_obdd",
