@@ -1,10 +1,16 @@
-"""DecisionGraph bookkeeping: the root is cached until the graph changes."""
+"""DecisionGraph bookkeeping: the root is cached until the graph changes; instances in every
+form a user has."""
 
 from __future__ import annotations
+
+import numpy as np
+import pytest
 
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import InvalidInstanceError
+from xpg.examples import and_graph
 
 
 def test_root_is_found_once_and_forgotten_on_change() -> None:
@@ -26,3 +32,21 @@ def test_root_is_found_once_and_forgotten_on_change() -> None:
     dg.validate()
     xg = ExplanationGraph.from_decision_graph(dg, {"a": 1, "b": 0})
     assert xg.prediction == 1 and xg.node_ids[xg.root] == "r"
+
+
+def test_a_one_row_table_is_its_row() -> None:
+    """A one-row DataFrame once read as its column names ("expected a number, found 'a'")."""
+    import pandas as pd
+
+    dg = and_graph()
+    names = [f.name for f in dg.features]
+    for values in ([1, 1], [1, 0]):
+        expected = dg.predict(values)
+        frame = pd.DataFrame([values], columns=names)
+        assert dg.predict(frame) == dg.predict(frame.iloc[0]) == expected
+        assert dg.predict(frame[names[::-1]]) == expected  # by name, not position
+        assert dg.predict(np.array([values])) == dg.predict(pd.Series(values)) == expected
+    with pytest.raises(InvalidInstanceError, match="found a table of 2 rows"):
+        dg.predict(pd.DataFrame([[1, 1], [0, 0]], columns=names))
+    with pytest.raises(InvalidInstanceError, match="found an array of 2 rows"):
+        dg.predict(np.ones((2, 2), dtype=int))

@@ -45,6 +45,31 @@ if TYPE_CHECKING:
 NodeId = Hashable
 
 
+def _one_row(instance: Any) -> Any:
+    """The row of a one-row table, as a mapping when the table names its columns; a pandas
+    Series as a mapping when its labels are names; anything else unchanged (iterating a
+    DataFrame would give its column names, and a ``(1, n)`` array one value: its row)."""
+    if hasattr(instance, "columns") and hasattr(instance, "iloc"):  # a DataFrame
+        if len(instance) != 1:
+            raise InvalidInstanceError(
+                f"expected one instance, found a table of {len(instance)} rows "
+                "(explain a table's rows with xpg.explain_many)"
+            )
+        return dict(zip(map(str, instance.columns), instance.iloc[0].tolist(), strict=True))
+    if hasattr(instance, "index") and hasattr(instance, "iloc"):  # a Series
+        if all(isinstance(k, str) for k in instance.index):
+            return dict(zip(instance.index, instance.tolist(), strict=True))
+        return instance.tolist()
+    if getattr(instance, "ndim", 1) == 2:
+        if len(instance) != 1:
+            raise InvalidInstanceError(
+                f"expected one instance, found an array of {len(instance)} rows "
+                "(explain a table's rows with xpg.explain_many)"
+            )
+        return instance[0]
+    return instance
+
+
 class DecisionGraph:
     """A classifier as a DAG of feature tests (Def. 2 of the core paper).
 
@@ -218,7 +243,10 @@ class DecisionGraph:
         """Check an instance against the features and return its values in feature order.
 
         Raises :class:`InvalidInstanceError` naming the missing, unknown or out-of-domain feature.
+        A one-row table (a pandas DataFrame, a numpy array of shape ``(1, n)``) and a pandas
+        Series are read as the one row they hold, by column name where there are names.
         """
+        instance = _one_row(instance)
         if isinstance(instance, Mapping):
             unknown = [k for k in instance if k not in self.feature_index]
             if unknown:
