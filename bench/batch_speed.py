@@ -348,7 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark (``argv`` as on the command line)."""
     parser = argparse.ArgumentParser(prog="python -m bench.batch_speed", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="2,000 rows per case (CI)")
-    parser.add_argument("--data-dir", help="datasets folder (default $XPG_DATA_DIR or ../shared)")
+    parser.add_argument(
+        "--data-dir", help="datasets folder (default $XPG_SHARED_DIR/datasets or ../shared)"
+    )
     parser.add_argument("--out", default=str(RESULTS_DIR), help="output folder")
     parser.add_argument("--workers", type=int, default=2, help="N of the parallel routes")
     parser.add_argument("--chunk-rows", type=int, default=256, help="rows per chunk")

@@ -7,8 +7,9 @@ coded as integers in sorted order, with a missing value ``?`` as a category of i
 numeric features become boolean (values 0/1), integer (observed range) or real (unbounded)
 features.
 
-The data folder is ``--data-dir``, else the environment variable ``XPG_DATA_DIR``, else
-``<repository root>/../shared/datasets``.  Nothing is downloaded.
+The data folder is ``--data-dir``, else :func:`xpg.learn.datasets.default_data_dir`
+(``$XPG_SHARED_DIR/datasets``, else ``<repository root>/../shared/datasets``).  Nothing is
+downloaded.
 
 Examples
 --------
@@ -34,11 +35,11 @@ from typing import Any
 import numpy as np
 
 from xpg.core.features import Feature
-from xpg.errors import XpgError
-from xpg.learn.datasets import read_rows
+from xpg.errors import DataNotFoundError, XpgError
+from xpg.learn import datasets as xpg_datasets
+from xpg.learn.datasets import SHARED_ENV, default_data_dir, read_rows
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_ENV = "XPG_DATA_DIR"
 
 
 class DataError(XpgError, FileNotFoundError):
@@ -137,24 +138,30 @@ class Dataset:
 
 
 def data_dir(option: str | os.PathLike[str] | None = None) -> Path:
-    """The data folder: ``option``, else ``$XPG_DATA_DIR``, else ``<repo>/../shared/datasets``.
+    """The data folder: ``option``, else :func:`xpg.learn.datasets.default_data_dir`
+    (``$XPG_SHARED_DIR/datasets``, else ``<repo>/../shared/datasets``).
 
     Raises
     ------
     DataError
         When the folder does not exist (the message says which one was tried and how to
-        choose another).
+        choose another), or when there is no default (xpg installed from a wheel and no
+        variable set).
     """
     if option is not None:
         path, how = Path(option), "--data-dir"
-    elif os.environ.get(DATA_ENV):
-        path, how = Path(os.environ[DATA_ENV]), f"${DATA_ENV}"
     else:
-        path, how = REPO_ROOT.parent / "shared" / "datasets", "the default"
+        try:
+            path = default_data_dir()
+        except DataNotFoundError as err:
+            raise DataError(f"{err}; or pass --data-dir DIR") from None
+        # where the default came from ($XPG_SHARED_DIR/datasets, the checkout, ...), as
+        # default_data_dir() found it
+        _, how = xpg_datasets._data_dir_and_source()
     if not path.is_dir():
         raise DataError(
             f"data folder {path} (from {how}) does not exist: expected the benchmark datasets "
-            f"of ../shared/datasets; pass --data-dir DIR or set {DATA_ENV}"
+            f"of ../shared/datasets; pass --data-dir DIR or set {SHARED_ENV}"
         )
     return path
 

@@ -159,7 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tau", type=float, default=0.05, help="noise (default %(default)s)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data-dir", default=None, help="default: $XPG_DATA_DIR or ../shared")
+    parser.add_argument(
+        "--data-dir", default=None, help="default: $XPG_SHARED_DIR/datasets or ../shared"
+    )
     parser.add_argument(
         "--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)"
     )

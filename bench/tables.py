@@ -268,7 +268,9 @@ def base_parser(
     """Options every table script takes (and those of ``parents``)."""
     parser = argparse.ArgumentParser(prog=prog, description=description, parents=list(parents))
     parser.add_argument("--quick", action="store_true", help="few instances per dataset (CI)")
-    parser.add_argument("--data-dir", help="datasets folder (default $XPG_DATA_DIR or ../shared)")
+    parser.add_argument(
+        "--data-dir", help="datasets folder (default $XPG_SHARED_DIR/datasets or ../shared)"
+    )
     parser.add_argument(
         "--out", default=str(RESULTS_DIR), help="output folder (default %(default)s)"
     )

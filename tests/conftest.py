@@ -54,9 +54,10 @@ def shared_missing_message() -> str | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Library and benchmark defaults read the datasets from the same shared folder."""
+    """The library reads ``$XPG_SHARED_DIR/datasets`` itself; name the folder by its absolute
+    path, so that a relative value still means :data:`SHARED` after a test changes directory."""
     if os.environ.get(SHARED_ENV):
-        os.environ.setdefault("XPG_DATA_DIR", str(SHARED / "datasets"))
+        os.environ[SHARED_ENV] = str(SHARED)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

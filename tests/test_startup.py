@@ -127,3 +127,32 @@ def test_every_module_imports_first() -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
     assert len(modules) > 50
+
+
+def test_subpackages_are_attributes_imported_on_first_use() -> None:
+    """Issue 28: ``import xpg`` then ``xpg.learn.load_dataset`` (the README's spelling) was an
+    AttributeError; the subpackage is imported when first touched, not by ``import xpg``."""
+    code = LOADED + (
+        "import xpg\n"
+        "before = 'xpg.learn' in sys.modules\n"
+        "load = xpg.learn.load_dataset\n"
+        "print(json.dumps([before, load.__module__, 'learn' in dir(xpg)]))\n"
+    )
+    proc = _run(code)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [False, "xpg.learn.datasets", True]
+
+
+def test_the_subpackage_attributes_are_the_subpackages() -> None:
+    """Every name of ``xpg._SUBPACKAGES`` is a subpackage or module of xpg, and every public
+    subpackage but the command line is one of them."""
+    import importlib
+    import pkgutil
+
+    modules = {m.name: m.ispkg for m in pkgutil.iter_modules(xpg.__path__)}
+    assert xpg._SUBPACKAGES <= set(modules)
+    public = {n for n, is_pkg in modules.items() if is_pkg and not n.startswith("_")}
+    assert public - xpg._SUBPACKAGES == {"cli"}
+    assert not xpg._SUBPACKAGES & set(xpg._LAZY)
+    for name in sorted(xpg._SUBPACKAGES):
+        assert getattr(xpg, name) is importlib.import_module(f"xpg.{name}")

@@ -7,8 +7,9 @@ whose change can change it), or all of them.  Membership ("is feature i in some
 explanation?"), feature classification and smallest explanations are exact too, and
 :class:`Verifier` checks any claim against the original model with an SMT solver.
 
-Subpackages, imported on demand: :mod:`xpg.learn` (decision lists, trees and BBM-RS risk
-scores from data, separation statistics),
+Subpackages, imported on first use as attributes (``xpg.learn.load_dataset`` after ``import
+xpg``) or by ``import xpg.learn``: :mod:`xpg.learn` (decision lists, trees and BBM-RS risk
+scores from data, datasets, separation statistics),
 :mod:`xpg.probabilistic` (certificates, optimal k-feature rules, Anchors, exact precision) and
 :mod:`xpg.fourier` (Harmonica and relatives, removal games, Shapley-style baselines).
 ``import xpg`` itself loads only the exceptions: every other public name is imported on first
@@ -31,7 +32,8 @@ Examples
 True
 """
 
-from typing import TYPE_CHECKING
+import importlib as _importlib
+from typing import TYPE_CHECKING, Any
 
 from xpg.core import lazy as _lazy
 from xpg.errors import (
@@ -42,6 +44,7 @@ from xpg.errors import (
     InvalidQueryError,
     InvalidSeedError,
     MissingExtraError,
+    NotAnExplanationGraphError,
     NotATreeError,
     ParseError,
     SolverClosedError,
@@ -237,6 +240,7 @@ __all__ = [
     "Membership",
     "MembershipQueries",
     "MissingExtraError",
+    "NotAnExplanationGraphError",
     "NotATreeError",
     "OBDD",
     "OMDD",
@@ -298,4 +302,34 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = _lazy.reexports(__name__, _LAZY, globals())
+#: subpackages reachable as attributes of ``xpg`` (``xpg.learn.load_dataset`` after ``import
+#: xpg``), each imported on first use
+_SUBPACKAGES = frozenset(
+    {
+        "compile",
+        "core",
+        "examples",
+        "explain",
+        "fourier",
+        "io",
+        "learn",
+        "models",
+        "probabilistic",
+        "solvers",
+        "testing",
+        "verify",
+    }
+)
+
+_reexported, _names = _lazy.reexports(__name__, _LAZY, globals())
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (imported from its module on first use) or a subpackage (``xpg.learn``)."""
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    return _reexported(name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(_names()) | _SUBPACKAGES)

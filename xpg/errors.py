@@ -83,6 +83,15 @@ class InvalidQueryError(XpgError, ValueError):
     """A query option is not one of the accepted values (explanation kind, route)."""
 
 
+# -- raised by xpg.explain.axp_cxp and xpg.explain.marco
+
+
+class NotAnExplanationGraphError(XpgError, TypeError):
+    """A query on one instance's explanation graph (``find_axp``, ``enumerate_explanations``,
+    ...) was given something else: a scikit-learn estimator, an ``EnsembleExplainer``, a
+    model or its ``DecisionGraph``; the message says how to get the graph, or what to call."""
+
+
 # -- raised by xpg.explain.tree_xpg
 
 

@@ -312,7 +312,10 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-dir", default=os.environ.get("XPG_DATA_DIR"), help="datasets folder")
+    p.add_argument(
+        "--data-dir",
+        help="datasets folder (default: $XPG_SHARED_DIR/datasets or ../shared/datasets)",
+    )
     p.add_argument("--dataset", default="pmlb/adult", help="dataset for the trees")
     p.add_argument("--out", default=str(REPO_ROOT / "bench" / "results" / "compile"))
     p.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")

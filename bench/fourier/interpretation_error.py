@@ -60,6 +60,7 @@ from xpg.fourier import (
     errors_on_masks,
 )
 from xpg.fourier.masks import neighbourhood_masks
+from xpg.learn.datasets import default_data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATASETS = {  # name -> file under the data directory (PMLB, target column "target")
@@ -90,10 +91,6 @@ HARMONICA_ALPHA = 0.01
 ANCHOR_ALPHA = 0.001
 MAX_TRAIN_ROWS = 3000
 BACKGROUND_ROWS = 16
-
-
-def default_data_dir() -> Path:
-    return Path(os.environ.get("XPG_DATA_DIR", REPO_ROOT.parent / "shared" / "datasets"))
 
 
 def load_pmlb(path: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -174,7 +171,7 @@ def split_dataset(args: argparse.Namespace, name: str) -> Split:
     ``args.instances`` (the run stops with a message when the file is missing)."""
     path = args.data_dir / DATASETS[name]
     if not path.exists():
-        sys.exit(f"missing dataset {path}: pass --data-dir or set XPG_DATA_DIR")
+        sys.exit(f"missing dataset {path}: pass --data-dir or set XPG_SHARED_DIR")
     X, y, _ = load_pmlb(path)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.25, random_state=args.seed, stratify=y
@@ -337,8 +334,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=default_data_dir(),
-        help="folder holding pmlb/ (default: $XPG_DATA_DIR or ../shared/datasets)",
+        help="folder holding pmlb/ (default: $XPG_SHARED_DIR/datasets or ../shared/datasets)",
     )
     parser.add_argument(
         "--out",
@@ -362,6 +358,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.data_dir is None:
+        args.data_dir = default_data_dir()
     if args.quick:
         args.instances, args.eval_samples = 1, 500
     start = time.perf_counter()

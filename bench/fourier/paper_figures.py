@@ -45,7 +45,6 @@ from bench.fourier.interpretation_error import (
     DATASETS,
     HARMONICA_ALPHA,
     REPO_ROOT,
-    default_data_dir,
     models,
     radius_label,
     split_dataset,
@@ -65,6 +64,7 @@ from xpg.fourier import (
     truthful_gap_on_masks,
 )
 from xpg.fourier.masks import neighbourhood_masks, uniform_masks
+from xpg.learn.datasets import default_data_dir
 
 RADII: list[int | None] = [1, 2, 4, 8, None]
 LABELS = [radius_label(r) for r in RADII]
@@ -419,7 +419,11 @@ def main_for(name: str, argv: list[str] | None = None) -> int:
     """Command line of experiment ``name``; returns the exit status."""
     experiment = EXPERIMENTS[name]
     parser = argparse.ArgumentParser(prog=f"xpg bench {name}", description=PAPER_CLAIMS[name])
-    parser.add_argument("--data-dir", type=Path, default=default_data_dir())
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="folder holding pmlb/ (default: $XPG_SHARED_DIR/datasets or ../shared/datasets)",
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -433,6 +437,8 @@ def main_for(name: str, argv: list[str] | None = None) -> int:
     parser.add_argument("--gap-samples", type=int, default=20_000, help="masks for the gap")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.data_dir is None:
+        args.data_dir = default_data_dir()
     if args.instances < 1 or args.budget < 10 or args.eval_samples < 2 or args.gap_samples < 2:
         parser.error("expected --instances >= 1, --budget >= 10, --eval-samples/--gap-samples >= 2")
     if args.quick:

@@ -16,7 +16,8 @@ hitting-set iterations; on trees also with the implicit hitting-set loop forced.
 Graphs:
 
 * ``tree-data``: scikit-learn decision trees of depth 6 to 12 on PMLB datasets read from the
-  data directory (``--data-dir``, env ``XPG_DATA_DIR``, default ``<repo>/../shared/datasets``);
+  data directory (``--data-dir``, default :func:`xpg.learn.datasets.default_data_dir`:
+  ``$XPG_SHARED_DIR/datasets``, else ``<repo>/../shared/datasets``);
 * ``tree-random``: random decision trees of depth 6 to 12 over 60 boolean features;
 * ``obdd``: reduced OBDDs (dd) of random decision lists and of random CNFs with local
   clauses, 50 to 500 boolean features.
@@ -84,6 +85,7 @@ from xpg.explain.membership import MembershipQueries
 from xpg.explain.relevance import classify_features
 from xpg.explain.smallest import smallest_axp
 from xpg.io.atomic import write_text_atomic
+from xpg.learn.datasets import default_data_dir
 from xpg.testing import antichain_xpg
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -122,8 +124,8 @@ def load_dataset(data_dir: Path, name: str) -> tuple[list[str], np.ndarray, np.n
     path = data_dir / "pmlb" / f"{name}.tsv.gz"
     if not path.exists():
         sys.exit(
-            f"membership_speed: missing dataset {path} (give --data-dir or set XPG_DATA_DIR to "
-            "the folder holding pmlb/)"
+            f"membership_speed: missing dataset {path} (give --data-dir or set XPG_SHARED_DIR "
+            "to the shared folder holding datasets/pmlb/)"
         )
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         header = fh.readline().rstrip("\n").split("\t")
@@ -474,8 +476,11 @@ def _ratio(a: float, b: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_data = os.environ.get("XPG_DATA_DIR", str(REPO_ROOT.parent / "shared" / "datasets"))
-    parser.add_argument("--data-dir", type=Path, default=Path(default_data))
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="folder holding pmlb/ (default: $XPG_SHARED_DIR/datasets or ../shared/datasets)",
+    )
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "results" / "membership")
     parser.add_argument("--instances", type=int, default=3, help="instances per graph")
     parser.add_argument("--timeout", type=float, default=60.0, help="enumeration budget (s)")
@@ -520,9 +525,8 @@ def run_speed(args: argparse.Namespace) -> None:
     )
     print(header)
     print("-" * len(header))
-    for family, name, size, dg, points in graphs(
-        args.data_dir, depths, sizes, instances, args.seed
-    ):
+    data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
+    for family, name, size, dg, points in graphs(data_dir, depths, sizes, instances, args.seed):
         batch = []
         for k, point in enumerate(points):
             xg = ExplanationGraph.from_decision_graph(dg, point)

@@ -19,9 +19,10 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder
 
 from xpg.core.features import Feature
+from xpg.errors import DataNotFoundError
+from xpg.learn.datasets import default_data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DATA_DIR = REPO_ROOT.parent / "shared" / "datasets"
 
 
 @dataclass(frozen=True)
@@ -192,12 +193,17 @@ QUICK_DATASETS = ["compas", "iris", "vote"]
 
 
 def data_dir(option: str | None) -> Path:
-    """The data directory: the option, else $XPG_DATA_DIR, else ../shared/datasets."""
-    path = Path(option or os.environ.get("XPG_DATA_DIR") or DEFAULT_DATA_DIR)
+    """The data directory: the option, else :func:`xpg.learn.datasets.default_data_dir`
+    ($XPG_SHARED_DIR/datasets, else ../shared/datasets)."""
+    try:
+        path = Path(option) if option else default_data_dir()
+    except DataNotFoundError as err:
+        sys.exit(f"error: {err}; or pass --data-dir")
     if not path.is_dir():
         sys.exit(
-            f"error: data directory {path} not found; pass --data-dir or set XPG_DATA_DIR "
-            f"(expected the project's shared datasets, default {DEFAULT_DATA_DIR})"
+            f"error: data directory {path} not found; pass --data-dir or set XPG_SHARED_DIR "
+            "(expected the project's shared datasets, default $XPG_SHARED_DIR/datasets, "
+            "else ../shared/datasets beside the repository)"
         )
     return path
 

@@ -114,7 +114,8 @@ def score_bodies(agree: np.ndarray, same: np.ndarray, k: int, chunk: int = 2048)
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--data-dir", help="datasets folder (default: $XPG_DATA_DIR or ../shared/datasets)"
+        "--data-dir",
+        help="datasets folder (default: $XPG_SHARED_DIR/datasets or ../shared/datasets)",
     )
     parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=["iris"])
     parser.add_argument("--instances", type=int, default=5, help="test instances per dataset")

@@ -73,7 +73,8 @@ def explain(method: str, model: BlackBox, x: np.ndarray, k: int, seed: int):
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--data-dir", help="datasets folder (default: $XPG_DATA_DIR or ../shared/datasets)"
+        "--data-dir",
+        help="datasets folder (default: $XPG_SHARED_DIR/datasets or ../shared/datasets)",
     )
     parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), help="default: all 15")
     parser.add_argument("--instances", type=int, default=10)

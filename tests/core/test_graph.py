@@ -50,3 +50,23 @@ def test_a_one_row_table_is_its_row() -> None:
         dg.predict(pd.DataFrame([[1, 1], [0, 0]], columns=names))
     with pytest.raises(InvalidInstanceError, match="found an array of 2 rows"):
         dg.predict(np.ones((2, 2), dtype=int))
+
+
+def test_numpy_values_and_classes_come_back_as_python_values() -> None:
+    """Counterexamples once showed ``({'c': np.int64(2)}, np.int64(1))`` (issue 28)."""
+    from xpg import counterexample, find_cxp
+
+    c = Feature.categorical("c", np.array([1, 2, 3]))
+    assert [type(v) for v in c.values] == [int] * 3
+    dg = DecisionGraph([c], classes=np.array([0, 1]))
+    dg.add_node("r", "c")
+    dg.add_terminal("t0", np.int64(0))
+    dg.add_terminal("t1", np.int64(1))
+    dg.add_edge("r", "t0", Literal.isin("c", [1]))
+    dg.add_edge("r", "t1", Literal.isin("c", [2, 3]))
+    dg.validate()
+    xg = ExplanationGraph.from_decision_graph(dg, [np.int64(1)])
+    changed, cls = counterexample(xg, find_cxp(xg))
+    assert repr((changed, cls)) == "({'c': 2}, 1)"
+    assert type(dg.predict([np.int64(2)])) is int and dg.classes == [0, 1]
+    assert c.check_value(np.int64(3)) == 3 and type(c.check_value(np.int64(3))) is int

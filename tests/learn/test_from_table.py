@@ -326,3 +326,38 @@ def test_pandas_extension_dtypes() -> None:
     learned = learn_tree_from_table(frame, "y", test_size=0)
     assert learned.report.train_accuracy == 1.0
     assert learned.model.predict({"n": 2, "s": "b", "c": "y"}) == 1
+
+
+def test_a_real_valued_target_is_refused_in_one_line() -> None:
+    """Issue 28: a target of real numbers (a regression column) is not a class column; was
+    scikit-learn's "Unknown label type: continuous", a ValueError, for every learner."""
+    frame = mixed_frame(2).drop(columns="y")
+    with pytest.raises(InvalidDataError) as err:
+        learn_tree_from_table(frame, "ratio=a/b")
+    assert str(err.value) == (
+        "target 'ratio=a/b': expected a class column (categories or integers), "
+        "found real numbers (283 distinct values: -2.606, -2.413, -2.343, ...)"
+    )
+    with pytest.raises(InvalidDataError, match="expected a class column"):
+        learn_list_from_table(frame.drop(columns="colour, main"), "ratio=a/b")
+
+
+def test_a_split_that_leaves_one_class_for_training_is_refused() -> None:
+    """Issue 28: ``test_size=0.99`` on 100 rows trained a one-row, one-class model silently."""
+    frame = mixed_frame(3, rows=100)
+    with pytest.raises(InvalidDataError) as err:
+        learn_tree_from_table(frame, "y", test_size=0.99)
+    assert str(err.value) == (
+        "test size 0.99 leaves 1 of the 100 rows for training, all of class 'no' (the table "
+        "has 2 classes): a model of one class predicts nothing (use a smaller fraction)"
+    )
+    y = np.array([0] * 30 + [1])  # not stratified (a class of one row): the 1 may be held out
+    from sklearn.model_selection import train_test_split
+
+    rows = np.arange(len(y))
+    seed = next(
+        s for s in range(50) if 30 in train_test_split(rows, test_size=7, random_state=s)[1]
+    )
+    with pytest.raises(InvalidDataError, match="all of class 0 \\(the table has 2 classes\\)"):
+        split_rows(y, 0.2, seed)
+    assert len(learn_tree_from_table(frame, "y", test_size=0.9).train) == 10  # two classes

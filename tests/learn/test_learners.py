@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import wittgenstein
-from conftest import shared_path
+from conftest import REPO_ROOT, shared_path
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import DataNotFoundError, InvalidModelError, ParseError
@@ -131,7 +131,18 @@ def test_dataset_without_rows_or_labels(tmp_path: Path) -> None:
 
 
 def test_default_data_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$XPG_DATA_DIR`` (the older alias, naming the datasets folder) wins, then
+    ``$XPG_SHARED_DIR/datasets``, then ``../shared/datasets`` beside the checkout; an empty
+    value counts as unset."""
+    monkeypatch.setenv("XPG_SHARED_DIR", "/shared/elsewhere")
     monkeypatch.setenv("XPG_DATA_DIR", "/some/where")
     assert default_data_dir() == Path("/some/where")
     monkeypatch.delenv("XPG_DATA_DIR")
-    assert default_data_dir().parts[-2:] == ("shared", "datasets")
+    assert default_data_dir() == Path("/shared/elsewhere/datasets")
+    monkeypatch.setenv("XPG_DATA_DIR", "")
+    assert default_data_dir() == Path("/shared/elsewhere/datasets")
+    monkeypatch.delenv("XPG_SHARED_DIR")
+    assert default_data_dir() == REPO_ROOT.parent / "shared" / "datasets"
+    monkeypatch.setenv("XPG_SHARED_DIR", "")
+    monkeypatch.delenv("XPG_DATA_DIR")
+    assert default_data_dir() == REPO_ROOT.parent / "shared" / "datasets"

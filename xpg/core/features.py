@@ -110,6 +110,9 @@ class Feature:
                 )
             if len(self.values) == 0:
                 raise InvalidFeatureError(f"feature {self.name!r}: the domain has no values")
+            # numpy scalars as plain Python values, so answers never show np.int64(1)
+            plain = tuple(v.item() if type(v).__module__ == "numpy" else v for v in self.values)
+            object.__setattr__(self, "values", plain)
             if len(set(self.values)) != len(self.values):
                 raise InvalidFeatureError(
                     f"feature {self.name!r}: repeated values in {self.values!r}"
@@ -200,7 +203,7 @@ class Feature:
                 value = int(value)
             try:
                 if value in self._codes:
-                    return value
+                    return self.values[self._codes[value]]  # the declared value, plain
             except TypeError:
                 pass
             raise InvalidInstanceError(

@@ -45,6 +45,11 @@ if TYPE_CHECKING:
 NodeId = Hashable
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds; anything else unchanged."""
+    return value.item() if type(value).__module__ == "numpy" and value.ndim == 0 else value
+
+
 def _one_row(instance: Any) -> Any:
     """The row of a one-row table, as a mapping when the table names its columns; a pandas
     Series as a mapping when its labels are names; anything else unchanged (iterating a
@@ -101,7 +106,8 @@ class DecisionGraph:
             if f.name in self.feature_index:
                 raise InvalidGraphError(f"feature name {f.name!r} is declared twice")
             self.feature_index[f.name] = i
-        self.classes: list[Any] = list(classes) if classes is not None else []
+        # numpy scalars as plain Python values, so answers never show np.int64(1)
+        self.classes: list[Any] = [_plain(c) for c in classes] if classes is not None else []
         self._fixed_classes = classes is not None
         if len(set(map(repr, self.classes))) != len(self.classes):
             raise InvalidGraphError(f"repeated class labels in {self.classes!r}")
@@ -144,6 +150,7 @@ class DecisionGraph:
         self._new_node(node_id, -1, self._class_index(label, node_id))
 
     def _class_index(self, label: Any, node_id: NodeId) -> int:
+        label = _plain(label)
         for i, c in enumerate(self.classes):
             # True == 1 in Python, but a boolean class is not an integer class
             if c == label and isinstance(c, bool) == isinstance(label, bool):

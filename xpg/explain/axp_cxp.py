@@ -28,26 +28,124 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import InvalidSeedError
+from xpg.errors import InvalidSeedError, NotAnExplanationGraphError
 from xpg.explain.reach import IncrementalReach, path_to_zero, zero_edge_vars, zero_path
 
 Seed = Iterable[str] | Iterable[int] | None
+
+#: the :class:`~xpg.explain.ensemble.EnsembleExplainer` method answering each graph query
+ENSEMBLE_METHODS = {
+    "find_axp": "find_axp()",
+    "find_cxp": "find_cxp()",
+    "enumerate_explanations": "enumerate()",
+    "Enumerator": "iter_explanations()",
+    "is_member": "is_member(feature)",
+    "classify_features": "classify_features()",
+    "smallest_axp": "smallest_axp()",
+    "smallest_cxp": "smallest_cxp()",
+}
+_SKLEARN_TREES = ("DecisionTreeClassifier", "ExtraTreeClassifier")
+_SKLEARN_ENSEMBLES = (
+    "RandomForestClassifier",
+    "ExtraTreesClassifier",
+    "GradientBoostingClassifier",
+)
+
+
+def require_explanation_graph(xg: object, query: str) -> None:
+    """Refuse anything but an :class:`ExplanationGraph` as the graph of ``query``.
+
+    Raises
+    ------
+    NotAnExplanationGraphError
+        Saying what was found and what to do instead (:func:`not_a_graph_message`).
+
+    Examples
+    --------
+    >>> require_explanation_graph([0, 1], "find_axp")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.NotAnExplanationGraphError: find_axp takes an ExplanationGraph (...), found a list...
+    """
+    if not isinstance(xg, ExplanationGraph):
+        raise NotAnExplanationGraphError(not_a_graph_message(xg, query))
+
+
+def not_a_graph_message(found: object, query: str) -> str:
+    """What ``query`` takes, what it was given (``found``), and what to do instead: for a
+    scikit-learn estimator, an ``EnsembleExplainer``, a model or a ``DecisionGraph``."""
+    kind = type(found)
+    name, module = kind.__name__, kind.__module__ or ""
+    lead = f"{query} takes an ExplanationGraph (the graph of one instance)"
+    method = ENSEMBLE_METHODS.get(query, "find_axp()")
+    ensemble = f"xpg.EnsembleExplainer(model, instance).{method}"
+    graph = "xg = xpg.ExplanationGraph.from_decision_graph"
+    if name == "EnsembleExplainer" and module.startswith("xpg."):
+        if query in ENSEMBLE_METHODS:
+            return f"{lead}, found an EnsembleExplainer: call its method, explainer.{method}"
+        return (
+            f"{lead}, found an EnsembleExplainer: its own methods answer the queries "
+            "(find_axp(), find_cxp(), enumerate(), is_member(feature), classify_features())"
+        )
+    if module.startswith("sklearn"):
+        if name in _SKLEARN_ENSEMBLES:
+            return (
+                f"{lead}, found a scikit-learn {name}: convert it with model = "
+                f"xpg.ensemble_from_sklearn(estimator, features), then {ensemble}, or "
+                "xpg.explain_many(model, rows) for many rows"
+            )
+        if name in _SKLEARN_TREES:
+            return (
+                f"{lead}, found a scikit-learn {name}: for a scikit-learn model use "
+                f"xpg.explain_many(model, rows), or build the graph with "
+                f"{graph}(xpg.from_sklearn_tree(model, features), instance)"
+            )
+        return (
+            f"{lead}, found a scikit-learn {name}: xpg explains decision trees and tree "
+            "ensembles exactly (xpg.from_sklearn_tree, xpg.ensemble_from_sklearn); for another "
+            "model, see xpg.probabilistic (BlackBox)"
+        )
+    if name == "DecisionGraph" and module.startswith("xpg."):
+        return (
+            f"{lead}, found a DecisionGraph (the model's graph, for every instance): build "
+            f"the instance's graph with {graph}(dg, instance)"
+        )
+    if module.startswith("xpg.models"):
+        if name in ("Forest", "BoostedTrees"):
+            return f"{lead}, found a {name} model: use {ensemble}"
+        return (
+            f"{lead}, found a {name} model: build the instance's graph with "
+            f"{graph}(model.to_decision_graph(), instance)"
+        )
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return (
+        f"{lead}, found {article} {name}: build it with "
+        "xpg.ExplanationGraph.from_decision_graph(dg, instance), or read a .xpg file with "
+        "xpg.read_xpg(path)"
+    )
 
 
 def _seed(xg: ExplanationGraph, seed: Seed) -> list[int]:
     if seed is None:
         return xg.tested_vars()
+    if isinstance(seed, (str, bytes)) or not isinstance(seed, Iterable):
+        hint = f" (one feature: [{seed!r}])" if isinstance(seed, str) else ""
+        raise InvalidSeedError(
+            f"seed: expected a collection of feature names or indices, found {seed!r}{hint}"
+        )
     return sorted(xg.indices(list(seed)))
 
 
 def is_weak_axp(xg: ExplanationGraph, fixed: Iterable[int]) -> bool:
     """True when fixing ``fixed`` (indices) keeps the prediction: no 0-terminal is reachable."""
+    require_explanation_graph(xg, "is_weak_axp")
     fixed = set(fixed)
     return not path_to_zero(xg, [v for v in range(xg.n_vars) if v not in fixed])
 
 
 def is_weak_cxp(xg: ExplanationGraph, free: Iterable[int]) -> bool:
     """True when freeing ``free`` (indices) allows another prediction."""
+    require_explanation_graph(xg, "is_weak_cxp")
     return path_to_zero(xg, free)
 
 
@@ -103,7 +201,10 @@ def find_axp(xg: ExplanationGraph, seed: Seed = None) -> tuple[str, ...]:
     ------
     InvalidSeedError
         When the seed is not a weak AXp.
+    NotAnExplanationGraphError
+        When ``xg`` is something else (a scikit-learn estimator, an ``EnsembleExplainer``...).
     """
+    require_explanation_graph(xg, "find_axp")
     if seed is None and 256 * xg.n_vars <= xg.n_nodes:
         # every variable: freeing one that no node tests costs nothing and changes nothing,
         # while finding which are tested would cost a pass over the nodes
@@ -124,7 +225,10 @@ def find_cxp(xg: ExplanationGraph, seed: Seed = None) -> tuple[str, ...] | None:
     ------
     InvalidSeedError
         When a seed is given that is not a weak CXp.
+    NotAnExplanationGraphError
+        When ``xg`` is something else (a scikit-learn estimator, an ``EnsembleExplainer``...).
     """
+    require_explanation_graph(xg, "find_cxp")
     if seed is not None:
         return xg.names(cxp_from_free(xg, _seed(xg, seed)))
     path = zero_path(xg, xg.tested_vars())  # one search decides and starts the shrinking

@@ -401,7 +401,7 @@ def _counterexample(
     dg: DecisionGraph, values: Sequence[Any], path: Sequence[Literal]
 ) -> dict[str, Any]:
     """The instance moved, on each feature the path tests, to the nearest allowed value."""
-    out = {f.name: v for f, v in zip(dg.features, values, strict=True)}
+    out = {f.name: _plain(v) for f, v in zip(dg.features, values, strict=True)}
     sets: dict[str, ValueSet] = {}
     for lit in path:
         feature = dg.features[dg.feature_index[lit.feature]]
@@ -411,7 +411,7 @@ def _counterexample(
         found = nearest_value(dg.features[i], values[i], allowed)
         if found is None:  # pragma: no cover - the search never returns an empty path
             raise VerificationError(f"the optimal path leaves no value of {name!r}")
-        out[name] = float(found[1]) if dg.features[i].kind == "real" else found[1]
+        out[name] = float(found[1]) if dg.features[i].kind == "real" else _plain(found[1])
     return out
 
 

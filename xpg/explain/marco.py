@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidParameterError, SolverClosedError
-from xpg.explain.axp_cxp import shrink_weak_cxp
+from xpg.explain.axp_cxp import require_explanation_graph, shrink_weak_cxp
 from xpg.explain.masks import minimal_hitting_masks
 from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
 from xpg.solvers.lifecycle import SolverOwner
@@ -159,6 +159,7 @@ class Enumerator(SolverOwner):
         timeout: float | None = None,
         solver: str = "m22",
     ) -> None:
+        require_explanation_graph(xg, "Enumerator")
         self.xg = xg
         self.limit = _checked_limit(limit)
         self.timeout = _checked_timeout(timeout)
@@ -419,6 +420,7 @@ def enumerate_explanations(
     solver: str = "m22",
 ) -> EnumerationResult:
     """Every AXp and CXp of an XpG (within the budget), as an :class:`EnumerationResult`."""
+    require_explanation_graph(xg, "enumerate_explanations")
     with Enumerator(xg, limit=limit, timeout=timeout, solver=solver) as en:
         for _ in en:
             pass

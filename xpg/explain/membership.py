@@ -41,7 +41,7 @@ import numpy as np
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
-from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free
+from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free, require_explanation_graph
 from xpg.explain.marco import ExplanationKind
 from xpg.explain.masks import tree_minimal_masks
 from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
@@ -152,6 +152,7 @@ def membership_route(xg: ExplanationGraph, kind: ExplanationKind = "axp") -> Rou
     CXps, filtered to 2 CXps within the budget of 2004000 work units (Prop. 6); membership
     is read off them (Prop. 9)
     """
+    require_explanation_graph(xg, "membership_route")
     check_kind(kind)
     return _not_a_tree(xg) or tree_choice(xg)
 
@@ -389,6 +390,7 @@ def is_member(
     xpg.errors.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
+    require_explanation_graph(xg, "is_member")
     check_kind(kind)
     xg.index(feature)
     with MembershipQueries(xg, route=route, solver=solver) as queries:

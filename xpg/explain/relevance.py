@@ -81,7 +81,7 @@ from typing import Any, Literal, get_args
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain import masks
-from xpg.explain.axp_cxp import axp_from_fixed
+from xpg.explain.axp_cxp import axp_from_fixed, require_explanation_graph
 from xpg.explain.marco import _MASK_EDGES, Enumerator, Explanation
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
 from xpg.explain.reach import IncrementalReach, path_to_zero
@@ -405,6 +405,7 @@ def classify_features(
     xpg.errors.NotATreeError
         When the tree route is forced on a graph that is not a tree.
     """
+    require_explanation_graph(xg, "classify_features")
     if strategy not in STRATEGIES:
         raise InvalidQueryError(
             f"strategy: expected one of {', '.join(STRATEGIES)}, found {strategy!r}"

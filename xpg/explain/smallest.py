@@ -42,7 +42,7 @@ from pysat.examples.hitman import Hitman
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
-from xpg.explain.axp_cxp import axp_from_fixed, shrink_weak_cxp
+from xpg.explain.axp_cxp import axp_from_fixed, require_explanation_graph, shrink_weak_cxp
 from xpg.explain.marco import ExplanationKind
 from xpg.explain.membership import check_kind, membership_route
 from xpg.explain.reach import zero_edge_vars, zero_path
@@ -222,6 +222,7 @@ def smallest_axp(
     xpg.errors.NotATreeError
         When ``"tree-cxps"`` is asked for on a graph that is not a tree.
     """
+    require_explanation_graph(xg, "smallest_axp")
     return _smallest(xg, "axp", method, max_iterations, solver)
 
 
@@ -237,4 +238,5 @@ def smallest_cxp(
     On a tree, the smallest of the polynomial CXp list; otherwise implicit hitting sets over
     AXps.  Parameters as in :func:`smallest_axp`.
     """
+    require_explanation_graph(xg, "smallest_cxp")
     return _smallest(xg, "cxp", method, max_iterations, solver)

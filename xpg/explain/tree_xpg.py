@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 from xpg.core import lazy
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import NotATreeError
+from xpg.explain.axp_cxp import require_explanation_graph
 from xpg.explain.reach import tree_zero_path_masks
 
 if TYPE_CHECKING:
@@ -131,6 +132,7 @@ def tree_cxps(xg: ExplanationGraph) -> Iterator[tuple[str, ...]]:
     NotATreeError
         When a node has several parents.
     """
+    require_explanation_graph(xg, "tree_cxps")
     for cxp in tree_cxp_sets(xg):
         yield xg.names(cxp)
 
@@ -172,5 +174,6 @@ def tree_axps(xg: ExplanationGraph, method: HittingSetMethod = "lbx") -> Iterato
     NotATreeError
         When a node has several parents.
     """
+    require_explanation_graph(xg, "tree_axps")
     for axp in minimal_hitting_sets(tree_cxp_sets(xg), method):
         yield xg.names(axp)

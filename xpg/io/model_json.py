@@ -76,10 +76,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from xpg.core.graph import DecisionGraph
 from xpg.core.json_body import expect, feature_from_dict, values_list
 from xpg.core.xpgraph import paused_gc
-from xpg.errors import InvalidGraphError, InvalidModelError
+from xpg.errors import InvalidGraphError, InvalidModelError, ParseError
 from xpg.io.atomic import write_text_atomic
 from xpg.io.json_text import dump_json, parse_json
-from xpg.io.xpg_format import read_text
+from xpg.io.xpg_format import read_text, refuse_table
 
 if TYPE_CHECKING:
     from xpg.models.protocol import Model
@@ -183,7 +183,11 @@ def _from_file(path: str | os.PathLike[str], convert: Callable[[Any], T]) -> T:
 
 def _from_text(text: str, path: str, convert: Callable[[Any], T]) -> T:
     with paused_gc():
-        doc = parse_json(text, path=str(path))
+        try:
+            doc = parse_json(text, path=str(path))
+        except ParseError:
+            refuse_table(text, str(path))  # a data table given as the model: say so
+            raise
         try:
             return convert(doc)
         except InvalidModelError as err:

@@ -120,8 +120,56 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
     else:
         parts = _read_fast(text)
     if parts is None:
+        refuse_table(text, path)
         parts = _read_lines(text, path)
     return _build(parts, path)
+
+
+def table_description(text: str) -> str | None:
+    """``"a CSV table (3 columns: 'a', 'b', 'y')"`` when ``text`` reads as a CSV or TSV table
+    (a header of two fields or more, the next line as many), else None.
+
+    Examples
+    --------
+    >>> table_description("age,sex,y\\n31,F,1\\n")
+    "a CSV table (3 columns: 'age', 'sex', 'y')"
+    >>> table_description("NN: 3\\nRoot: 1\\n") is None
+    True
+    """
+    import csv
+
+    lines = [line for line in text.lstrip("\ufeff").split("\n", 3)[:3] if line.strip()]
+    first = lines[0].strip() if lines else ""
+    if not first or first.startswith(("#", "{", "[", "NN")):
+        return None
+    delimiter = "\t" if "\t" in first else ","
+    try:
+        rows = list(csv.reader(lines[:2], delimiter=delimiter))
+    except csv.Error:
+        return None
+    header = rows[0]
+    if len(header) < 2 or any(len(row) != len(header) for row in rows[1:]):
+        return None
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    shown = ", ".join(repr(name.strip()) for name in header[:3])
+    more = ", ..." if len(header) > 3 else ""
+    return f"a {kind} table ({len(header)} columns: {shown}{more})"
+
+
+def refuse_table(text: str, path: str | None) -> None:
+    """Refuse a data table given where a model or an explanation graph is expected.
+
+    Raises
+    ------
+    ParseError
+        ``expected a model (.json) or an explanation graph (.xpg), found a CSV table (...)``,
+        when :func:`table_description` recognises the text.
+    """
+    table = table_description(text)
+    if table is not None:
+        raise ParseError(
+            f"expected a model (.json) or an explanation graph (.xpg), found {table}", path=path
+        )
 
 
 #: Files with fewer lines than ``LIGHT_LINES`` are parsed in pure Python while numpy is not

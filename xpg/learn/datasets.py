@@ -1,7 +1,11 @@
 """Load the benchmark datasets of ``../shared/datasets`` (PMLB, xreason, risk-slim, ARFF, ...).
 
-Nothing is downloaded: the files are read from a data directory, given explicitly, or by
-the ``XPG_DATA_DIR`` environment variable, or ``<repository root>/../shared/datasets``.
+Nothing is downloaded: the files are read from a data directory, given explicitly, else
+``$XPG_SHARED_DIR/datasets`` (``XPG_SHARED_DIR`` names the project's shared folder, which holds
+``datasets/`` and ``xpg-examples/``), else, in a checkout, ``<repository root>/../shared/datasets``
+(:func:`default_data_dir`; ``XPG_DATA_DIR``, naming the datasets folder itself, is an older
+alias that still wins when set).  Installed from a wheel there is no repository root: without
+the variable, the error says to set it.
 The target column follows each source's convention (``target`` for PMLB; the first column
 for the risk-slim and interpretable-robust-trees files; the last column otherwise) unless
 ``target`` names it.  Rows with a missing value (``?``, empty) are dropped, or the
@@ -61,22 +65,71 @@ class Dataset:
     dropped_rows: int = 0
 
 
+#: the environment variable naming the shared folder (``datasets/``, ``xpg-examples/``)
+SHARED_ENV = "XPG_SHARED_DIR"
+#: an older variable naming the datasets folder itself; kept, and it wins when set
+DATA_ENV = "XPG_DATA_DIR"
+
+
+def checkout_root() -> Path | None:
+    """The repository root when xpg runs from a checkout (an editable install), else None
+    (installed from a wheel: the package sits in ``site-packages``)."""
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "pyproject.toml").is_file() and (root / "xpg").is_dir() else None
+
+
+def _data_dir_and_source() -> tuple[Path | None, str]:
+    """The default data directory and where it comes from (for messages)."""
+    data = os.environ.get(DATA_ENV)
+    if data:
+        return Path(data), f"${DATA_ENV}"
+    shared = os.environ.get(SHARED_ENV)
+    if shared:
+        return Path(shared) / "datasets", f"${SHARED_ENV}/datasets"
+    root = checkout_root()
+    if root is None:
+        return None, ""
+    return root.parent / "shared" / "datasets", "../shared/datasets beside the checkout"
+
+
 def default_data_dir() -> Path:
-    """``$XPG_DATA_DIR``, else ``<repository root>/../shared/datasets``."""
-    env = os.environ.get("XPG_DATA_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+    """``$XPG_SHARED_DIR/datasets``; in a checkout, ``<repository root>/../shared/datasets``
+    when the variable is not set (``$XPG_DATA_DIR``, an older alias naming the datasets folder
+    itself, wins when set).
+
+    Raises
+    ------
+    DataNotFoundError
+        Installed from a wheel (no repository root) with neither variable set: the message
+        says to set ``XPG_SHARED_DIR``.
+    """
+    path, _ = _data_dir_and_source()
+    if path is None:
+        raise DataNotFoundError(_no_default_message())
+    return path
+
+
+def _no_default_message() -> str:
+    where = Path(__file__).resolve().parents[1]
+    return (
+        f"no data directory: set {SHARED_ENV} to the shared folder holding datasets/ "
+        f"(or pass data_dir); xpg is installed at {where}, outside a checkout, so there is "
+        "no default ../shared beside the repository"
+    )
 
 
 def dataset_path(name: str, data_dir: str | os.PathLike[str] | None = None) -> Path:
     """The file of a dataset: ``"corral"``, ``"pmlb/corral"`` or a file name."""
-    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    if data_dir is not None:
+        root, advice = Path(data_dir), "given as data_dir"
+    else:
+        found_root, source = _data_dir_and_source()
+        if found_root is None:
+            raise DataNotFoundError(_no_default_message())
+        root = found_root
+        advice = f"{source}; set {SHARED_ENV} to the shared folder holding datasets/"
     if not root.is_dir():
-        raise DataNotFoundError(
-            f"data directory {root} not found (give --data-dir or set XPG_DATA_DIR; "
-            "the default is <repository root>/../shared/datasets)"
-        )
+        raise DataNotFoundError(f"data directory {root} not found ({advice})")
     direct = root / name
     if direct.is_file():
         return direct

@@ -125,7 +125,9 @@ class LearnReport:
 @dataclass
 class Learned:
     """A learned model with its report, the table it came from and, for a tree, the fitted
-    scikit-learn estimator (trained on ``data.X[train]``)."""
+    scikit-learn estimator (trained on ``data.X[train]``).  The model's domains are those
+    read off the table; :func:`~xpg.learn.feature_types.declare_domains` widens the features
+    it never tests, as ``xpg learn`` does before writing the file."""
 
     model: Any
     report: LearnReport
@@ -158,15 +160,36 @@ def split_rows(y: np.ndarray, test_size: float, seed: int | None) -> tuple[Any, 
         raise InvalidDataError(
             f"test size {test_size} leaves no training row out of {n} (use a smaller fraction)"
         )
-    _, counts = np.unique(y, return_counts=True)
+    classes, counts = np.unique(y, return_counts=True)
     stratify = counts.min() >= 2 and len(counts) <= min(n_test, n - n_test)
     train, test = train_test_split(
         everything, test_size=n_test, random_state=seed, stratify=y if stratify else None
     )
+    left = np.unique(y[train])
+    if len(classes) >= 2 and len(left) < 2:
+        raise InvalidDataError(
+            f"test size {test_size} leaves {len(train)} of the {n} rows for training, all of "
+            f"class {_plain(left[0])!r} (the table has {len(classes)} classes): a model of one "
+            "class predicts nothing (use a smaller fraction)"
+        )
     return np.sort(train), np.sort(test), bool(stratify)
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for messages and reports)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _check_classes(data: TableData) -> None:
+    """A target of classes (not real numbers), two of them at least."""
+    if data.y.dtype.kind == "f":
+        distinct = np.unique(data.y)
+        shown = ", ".join(f"{v:g}" for v in distinct[:3].tolist())
+        more = ", ..." if len(distinct) > 3 else ""
+        raise InvalidDataError(
+            f"target {data.target!r}: expected a class column (categories or integers), "
+            f"found real numbers ({len(distinct)} distinct values: {shown}{more})"
+        )
     classes = data.classes
     if len(classes) < 2:
         raise InvalidDataError(
