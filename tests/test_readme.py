@@ -205,15 +205,23 @@ def transcript_commands(code: str, first_line: int = 1) -> list[Command]:
     return commands
 
 
-def run_xpg(command: str, cwd: Path) -> list[str]:
-    """Run one ``xpg ...`` command line as a terminal would; its output lines."""
+def run_xpg(command: str, cwd: Path, xpg: str | None = None) -> list[str]:
+    """Run one ``xpg ...`` command line as a terminal would; its output lines.
+
+    ``xpg`` is the program to run (an installed console script); by default this checkout's
+    package, as ``python -m xpg``.
+    """
     argv = shlex.split(command)
     if argv[0] != "xpg":
         raise ValueError(f"README transcripts run xpg commands only, found {command!r}")
-    path = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}  # this checkout's xpg
+    if xpg is None:
+        path = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}  # this checkout's xpg
+        program = [sys.executable, "-m", "xpg"]
+    else:
+        env, program = dict(os.environ), [xpg]
     proc = subprocess.run(
-        [sys.executable, "-m", "xpg", *argv[1:]],
+        [*program, *argv[1:]],
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
@@ -225,11 +233,14 @@ def run_xpg(command: str, cwd: Path) -> list[str]:
     return proc.stdout.splitlines()
 
 
-def check_transcript(code: str, cwd: Path, name: str = "snippet", first_line: int = 1) -> list[str]:
-    """Run every command of a transcript in ``cwd``; one message per output that differs."""
+def check_transcript(
+    code: str, cwd: Path, name: str = "snippet", first_line: int = 1, xpg: str | None = None
+) -> list[str]:
+    """Run every command of a transcript in ``cwd`` (with ``xpg``, see :func:`run_xpg`); one
+    message per output that differs."""
     problems = []
     for cmd in transcript_commands(code, first_line):
-        actual = run_xpg(cmd.command, cwd)
+        actual = run_xpg(cmd.command, cwd, xpg)
         if not transcript_matches(cmd.expected, actual):
             problems.append(
                 f"{name}:{cmd.line}: $ {cmd.command}\n  states:\n    "
@@ -240,14 +251,15 @@ def check_transcript(code: str, cwd: Path, name: str = "snippet", first_line: in
     return problems
 
 
-def check_readme(text: str, workdir: Path) -> list[str]:
-    """Every block of a README run in order in ``workdir``; all mismatches."""
+def check_readme(text: str, workdir: Path, xpg: str | None = None) -> list[str]:
+    """Every block of a README run in order in ``workdir`` (commands with ``xpg``, see
+    :func:`run_xpg`); all mismatches."""
     problems = []
     for block in readme_blocks(text):
         if block.lang == "python":
             problems += check_python(block.code, "README.md", block.line)
         elif block.lang == "sh":
-            problems += check_transcript(block.code, workdir, "README.md", block.line)
+            problems += check_transcript(block.code, workdir, "README.md", block.line, xpg)
     return problems
 
 

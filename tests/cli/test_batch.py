@@ -2,7 +2,8 @@
 record checked against ``xpg.enumerate_explanations`` on the same instance (read by an
 independent path: the csv module and each feature's own parser); bad rows, exit statuses,
 ``--resume`` after an interrupted run, ``--workers 2`` and ``--scheduler local:2``, Parquet,
-``--limit`` and ``--kinds features``."""
+``--limit`` and ``--kinds features``.  (The per-row budget, the model's fingerprint and
+stopping a run: test_batch_stop.py; the progress bar: test_batch_progress.py.)"""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from conftest import shared_path
 
 import xpg
+from xpg.cli.batch import model_fingerprint
 from xpg.cli.main import main
 
 COMPAS = "interpretable-robust-trees/compasbin_data.csv.gz"
@@ -56,7 +58,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 
 def _strip(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in r.items() if k != "seconds"} for r in records]
+    return [{k: v for k, v in r.items() if k not in ("seconds", "model")} for r in records]
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
@@ -77,9 +79,11 @@ def test_every_record_is_the_enumeration_of_its_row(
     assert "rows/s" in err
     records = _records(out)
     assert [r["row"] for r in records] == list(range(len(compas["rows"])))
-    keys = ["row", "prediction", "label", "axps", "cxps", "complete", "seconds"]
+    keys = ["row", "prediction", "label", "axps", "cxps", "complete", "seconds", "model"]
+    fingerprint = model_fingerprint(str(compas["model"]))
     for record, text_row in zip(records, compas["rows"], strict=True):
         assert list(record) == keys
+        assert record["model"] == fingerprint
         assert record["label"] == text_row[COMPAS_TARGET]
         expected = _expected(compas["dg"], text_row)
         assert record["prediction"] == expected["prediction"]
@@ -101,7 +105,7 @@ def test_real_features_and_kinds_features(
     names = {f.name for f in dg.features}
     for record, text_row in zip(records, rows, strict=True):
         assert list(record) == ["row", "prediction", "axps", "complete", "necessary",
-                                "relevant", "irrelevant", "seconds"]  # fmt: skip
+                                "relevant", "irrelevant", "seconds", "model"]  # fmt: skip
         assert record["axps"] == _expected(dg, text_row)["axps"]
         axps = [set(a) for a in record["axps"]]
         everywhere = set.intersection(*axps)
@@ -123,7 +127,9 @@ def test_bad_rows_give_error_records_and_status_1(
     data = tmp_path / "bad.csv"
     data.write_text("\n".join(",".join(r) for r in [header, *cells]) + "\n")
     status, stdout, err = _run(capsys, compas["model"], "--data", data)
-    records = [json.loads(line) for line in stdout.splitlines()]
+    raw = [json.loads(line) for line in stdout.splitlines()]
+    assert {r["model"] for r in raw} == {model_fingerprint(str(compas["model"]))}  # errors too
+    records = _strip(raw)
     assert status == 1
     assert err.startswith("xpg explain: 5 rows, 2 errors")
     assert records[1] == {"row": 1, "error": "feature 'priors:=0': missing value (NaN or empty)"}
@@ -212,6 +218,7 @@ def test_parquet_round_trip_and_limit(
     compas: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import pandas as pd
+    import pyarrow.parquet as pq
 
     args = [compas["model"], "--data", compas["small"], "--target", COMPAS_TARGET]
     jsonl, parquet = tmp_path / "out.jsonl", tmp_path / "out.parquet"
@@ -221,6 +228,8 @@ def test_parquet_round_trip_and_limit(
     frame = pd.read_parquet(parquet)
     assert list(frame.columns) == ["row", "prediction", "label", "axps", "cxps", "complete",
                                    "seconds", "error"]  # fmt: skip
+    metadata = pq.read_schema(parquet).metadata  # the fingerprint, as JSON Lines records carry it
+    assert metadata[b"xpg.model"].decode() == model_fingerprint(str(compas["model"]))
     back = []
     for rec in frame.to_dict("records"):
         rec = {k: v for k, v in rec.items() if k != "error" or isinstance(v, str)}
@@ -234,19 +243,6 @@ def test_parquet_round_trip_and_limit(
         total = len(whole["axps"]) + len(whole["cxps"])
         assert len(record["axps"]) + len(record["cxps"]) == min(2, total)
         assert record["complete"] == (total < 2)
-
-
-def test_a_progress_bar_only_on_a_terminal(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from xpg.cli.batch import _progress
-
-    chunks = [[{"row": 0}], [{"row": 1}, {"row": 2}]]
-    assert list(_progress(iter(chunks))) == chunks
-    assert capsys.readouterr().err == ""
-    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
-    assert list(_progress(iter(chunks))) == chunks
-    assert "3 rows" in capsys.readouterr().err
 
 
 def test_robustness_records_in_json_lines_and_parquet(

@@ -92,7 +92,7 @@ def test_small_ensemble_on_the_explainer_route_equals_brute_force(
     assert main(argv) == 1  # one error record
     records = _records(out)
     assert len(records) == 8
-    assert set(records[3]) == {"row", "error"} and "99" in records[3]["error"]
+    assert set(records[3]) == {"row", "error", "model"} and "99" in records[3]["error"]
     for i, r in enumerate(records):
         if i == 3:
             continue

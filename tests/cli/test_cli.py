@@ -140,3 +140,74 @@ def test_export_of_bad_input_writes_nothing(
     result = enumerate_explanations(read_xpg(out))
     assert [set(a) for a in result.axps] == [{"x", "c"}]
     assert sorted(result.cxps) == [("c",), ("x",)]
+
+
+def _awkward_model(tmp_path: Path) -> str:
+    """``y = 1`` when ``age, years > 40`` and ``colour`` is red; ``unused`` is never tested."""
+    from xpg.core.features import Feature, Literal
+    from xpg.core.graph import DecisionGraph
+
+    features = [
+        Feature.real("age, years"),
+        Feature.categorical("colour", ["red", "blue", "green"]),
+        Feature.integer("unused", 0, 5),
+    ]
+    dg = DecisionGraph(features, classes=["no", "yes"])
+    dg.add_node("r", "age, years")
+    dg.add_node("c", "colour")
+    dg.add_terminal("n", "no")
+    dg.add_terminal("y", "yes")
+    dg.add_edge("r", "n", Literal.le("age, years", 40.5))
+    dg.add_edge("r", "c", Literal.gt("age, years", 40.5))
+    dg.add_edge("c", "y", Literal.eq("colour", "red"))
+    dg.add_edge("c", "n", Literal.isin("colour", ["blue", "green"]))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model_to_dict(dg)))
+    return str(path)
+
+
+def test_answers_state_the_prediction_and_what_explanations_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28: the prediction, each AXp with its conditions and each CXp with a
+    counterexample, in text and JSON; a name holding a comma is quoted."""
+    model = _awkward_model(tmp_path)
+    inst = ["--instance", '{"age, years": 52, "colour": "red", "unused": 3}']
+    assert main(["axp", model, *inst]) == 0
+    assert capsys.readouterr().out == (
+        'prediction: yes\nAXp {"age, years", colour}: "age, years" > 40.5; colour = \'red\'\n'
+    )
+    assert main(["cxp", model, *inst]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "prediction: yes" and out[1].endswith(" gives prediction no")
+    assert out[1] in ('CXp {"age, years"}: "age, years" = 40.5 gives prediction no',
+                      "CXp {colour}: colour = 'blue' gives prediction no")  # fmt: skip
+    assert main(["enum", model, *inst, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["prediction"] == "yes" and doc["axps"] == [["age, years", "colour"]]
+    assert doc["conditions"] == [['"age, years" > 40.5', "colour = 'red'"]]
+    assert sorted(doc["cxps"]) == [["age, years"], ["colour"]]
+    for cxp, change, label in zip(
+        doc["cxps"], doc["counterexamples"], doc["counterexample_classes"], strict=True
+    ):
+        assert list(change) == cxp and label == "no"
+    assert main(["enum", model, *inst]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "prediction: yes" and len(lines) == 5
+    assert 'AXP {"age, years", colour}: "age, years" > 40.5; colour = \'red\'' in lines
+    no = ["--instance", '{"age, years": 30, "colour": "red", "unused": 3}', "--json"]
+    assert main(["cxp", model, *no]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["features"] == ["age, years"] and doc["counterexample_class"] == "yes"
+    assert 40.5 < doc["counterexample"]["age, years"]
+
+
+def test_an_explanation_graph_file_prints_the_sets_alone(
+    capsys: pytest.CaptureFixture[str], examples_dir: Path
+) -> None:
+    """A ``.xpg`` file has no feature values: no prediction line, no conditions."""
+    path = str(examples_dir / "mux6" / "mux6_0.xpg")
+    assert main(["axp", path]) == 0
+    assert capsys.readouterr().out == "AXp {Address bit 1, Bit 0, Bit 1}\n"
+    assert main(["cxp", path, "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == ["kind", "features", "seconds"]

@@ -37,15 +37,29 @@ def test_documents_and_answers(case, capsys: pytest.CaptureFixture[str]) -> None
     path, x, oracle = case
     inst = ["--instance", _instance(x), "--json"]
     doc = _json(capsys, ["axp", path, *inst])
-    assert list(doc) == ["kind", "features", "seconds", "route"] and doc["route"] == "sat-pb"
-    assert frozenset(doc["features"]) in oracle.axps
+    assert list(doc) == ["kind", "features", "seconds", "route", "prediction", "conditions"]
+    assert doc["route"] == "sat-pb" and frozenset(doc["features"]) in oracle.axps
+    assert len(doc["conditions"]) == len(doc["features"])
+    prediction = doc["prediction"]
     doc = _json(capsys, ["cxp", path, *inst])
-    assert list(doc) == ["kind", "features", "seconds", "route"]
+    assert list(doc) == [
+        "kind", "features", "seconds", "route", "prediction", "counterexample",
+        "counterexample_class",
+    ]  # fmt: skip
     assert (doc["features"] is None) == (not oracle.cxps)
+    if doc["features"] is not None:
+        assert set(doc["counterexample"]) <= set(doc["features"])
+        assert doc["counterexample_class"] != prediction
     doc = _json(capsys, ["enum", path, *inst])
-    assert list(doc) == ["axps", "cxps", "complete", "seconds", "route"]
+    assert list(doc) == [
+        "axps", "cxps", "complete", "seconds", "prediction", "conditions", "counterexamples",
+        "counterexample_classes", "route",
+    ]  # fmt: skip
     assert doc["complete"] and {frozenset(a) for a in doc["axps"]} == oracle.axps
     assert {frozenset(c) for c in doc["cxps"]} == oracle.cxps
+    assert [len(c) for c in doc["conditions"]] == [len(a) for a in doc["axps"]]
+    assert len(doc["counterexamples"]) == len(doc["counterexample_classes"]) == len(doc["cxps"])
+    assert prediction not in doc["counterexample_classes"] and doc["prediction"] == prediction
     for name in x:
         doc = _json(capsys, ["member", path, name, *inst])
         assert list(doc) == ["feature", "kind", "member", "route", "witness"]
@@ -64,8 +78,9 @@ def test_text_and_bad_input(case, capsys: pytest.CaptureFixture[str]) -> None:
     path, x, oracle = case
     assert main(["enum", path, "--instance", _instance(x)]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("(route: sat-pb)")
+    assert out.rstrip().endswith("(route: sat-pb)") and out.startswith("prediction: ")
     assert out.count("AXP {") == len(oracle.axps)
+    assert out.count(" gives prediction ") == out.count("CXP {") == len(oracle.cxps)
     assert main(["axp", path]) == 2  # no instance
     assert "give the instance with --instance" in capsys.readouterr().err
     assert main(["member", path, "nope", "--instance", _instance(x)]) == 2

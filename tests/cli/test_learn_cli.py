@@ -25,6 +25,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.explain.marco import enumerate_explanations
 from xpg.io import load_model, model_to_dict, read_model
 from xpg.learn import learn_list_from_table, learn_tree_from_table
+from xpg.learn.feature_types import declare_domains
 
 COMPAS = ("interpretable-robust-trees/compasbin_data.csv.gz", "recidivate-within-two-years:1")
 
@@ -44,7 +45,9 @@ def test_learn_tree_writes_what_the_library_learns(
     assert main([*args, "--seed", "3", "-o", str(out)]) == 0
     text = capsys.readouterr().out
     learned = learn_tree_from_table(data, COMPAS[1], max_depth=5, seed=3)
-    assert json.loads(out.read_text()) == json.loads(json.dumps(model_to_dict(learned.model)))
+    # the file declares the domains (untested features widened, issue 28)
+    declared = model_to_dict(declare_domains(learned.model))
+    assert json.loads(out.read_text()) == json.loads(json.dumps(declared))
     report = learned.report
     assert f"accuracy: train {report.train_accuracy:.4f}, test {report.test_accuracy:.4f}" in text
     assert f"size: {report.size['nodes']} nodes" in text and text.endswith(f"wrote {out}\n")
@@ -93,7 +96,7 @@ def test_learn_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*args, "-o", str(out)]) == 0
     text = capsys.readouterr().out
     learned = learn_list_from_table(data, "target", positive=1, seed=2)
-    assert json.loads(out.read_text()) == model_to_dict(learned.model)
+    assert json.loads(out.read_text()) == model_to_dict(declare_domains(learned.model))
     assert f"size: {len(learned.model.rules)} rules" in text and "decision-list" in text
     assert {r.label for r in learned.model.rules} == {1} and learned.model.default == 0
 
@@ -129,6 +132,7 @@ def _bad_inputs(tmp: Path) -> list[tuple[list[str], str]]:
     (tmp / "ok.csv").write_text("a,y\n0,0\n1,1\n2,0\n3,1\n4,0\n")
     (tmp / "single.csv").write_text("a,y\n0,k\n1,k\n")
     (tmp / "real.csv").write_text("a,y\n0.5,0\n1.5,1\n")
+    (tmp / "hundred.csv").write_text("a,y\n" + "".join(f"{i},{i % 2}\n" for i in range(100)))
     (tmp / "broken.parquet").write_bytes(b"PAR1 not really")
     with gzip.open(tmp / "ragged.csv.gz", "wt") as fh:
         fh.write('a,y\n0,1\n"1,0\n')
@@ -153,6 +157,12 @@ def _bad_inputs(tmp: Path) -> list[tuple[list[str], str]]:
         ([*tree, str(tmp / "ok.csv"), "--target", "y", "--max-depth", "0", *out], "positive"),
         ([*tree, str(tmp / "ok.csv"), "--target", "y"], "required: -o"),
         (["learn", "list", str(tmp / "real.csv"), "--target", "y", *out], "real numbers: 'a'"),
+        ([*tree, str(tmp / "real.csv"), "--target", "a", *out],
+         "target 'a': expected a class column (categories or integers), found real numbers "
+         "(2 distinct values: 0.5, 1.5)"),
+        (["learn", "forest", str(tmp / "real.csv"), "--target", "a", *out], "a class column"),
+        ([*tree, str(tmp / "hundred.csv"), "--target", "y", "--test-size", "0.99", *out],
+         "leaves 1 of the 100 rows for training, all of class "),
         (["learn", "list", str(tmp / "ok.csv"), "--target", "y", "--positive", "7", *out], "'7'"),
         (["import", str(tmp / "t.pkl"), *out], "refusing to unpickle"),
         (["import", str(tmp / "untrusted.skops"), *out], "fractions.Fraction"),
@@ -186,7 +196,7 @@ def test_without_pandas_the_command_names_the_extra(
     monkeypatch.setitem(sys.modules, "pandas", None)
     argv = ["learn", "tree", str(tmp_path / "ok.csv"), "--target", "y", "-o", "m.json"]
     assert main(argv) == 2
-    assert "pip install 'xpg-toolkit[scale]'" in capsys.readouterr().err
+    assert "pip install -e '.[scale]' from a clone of xpg" in capsys.readouterr().err
 
 
 def test_help_says_why_pickles_need_trust(capsys: pytest.CaptureFixture[str]) -> None:

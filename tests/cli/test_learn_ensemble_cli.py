@@ -45,7 +45,8 @@ def test_learn_forest_writes_what_the_library_learns(
     assert main(["export", str(out), "--instance", "@" + str(_row(tmp_path, model)), "-o",
                  str(tmp_path / "g.xpg")]) == 2  # fmt: skip
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "too large for the graph route" in err
+    assert err.count("\n") == 1 and "does not compile within the budget" in err
+    assert "use xpg axp, cxp or enum, which explain it without compiling" in err
     assert not (tmp_path / "g.xpg").exists()
 
 

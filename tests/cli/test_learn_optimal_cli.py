@@ -82,7 +82,7 @@ def test_missing_extra_is_one_line(
     args = ["learn", "tree", str(data), "--target", MONK1[1], "--learner", "optimal"]
     assert main([*args, "-o", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'xpg-toolkit[optimal]'" in err and err.strip().count("\n") == 0
+    assert "pip install -e '.[optimal]' from a clone of xpg" in err and err.strip().count("\n") == 0
 
 
 def test_complexity_prunes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

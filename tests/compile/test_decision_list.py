@@ -66,3 +66,26 @@ def test_reduction_merges_equivalent_rules() -> None:
     )
     a, b = compile_decision_list(one), compile_decision_list(two)
     assert len(a) == len(b) == 4 and a.n_edges == b.n_edges == 4
+
+
+@pytest.mark.parametrize(
+    ("method", "backend"), [("mdd", "autoref"), ("bdd", "autoref"), ("bdd", "cudd")]
+)
+def test_compile_budget(method: str, backend: str) -> None:
+    """Within its budget a list compiles to the same graph as without one; beyond it the
+    compiler stops with GraphTooLargeError (it never builds the whole diagram first)."""
+    from xpg.errors import GraphTooLargeError
+
+    rng = random.Random(43)
+    refused = 0
+    for _ in range(30):
+        feats = random_features(rng, rng.randint(2, 6), ["boolean"])
+        dl = random_decision_list(rng, feats, rng.randint(2, 3), rng.randint(2, 10))
+        free = compile_decision_list(dl, method=method, backend=backend, budget=None)  # type: ignore[arg-type]
+        same = compile_decision_list(dl, method=method, backend=backend, budget=10 * len(free))  # type: ignore[arg-type]
+        assert (len(same), same.n_edges) == (len(free), free.n_edges)
+        if len(free) > 3:
+            with pytest.raises(GraphTooLargeError, match="budget of 2 diagram nodes"):
+                compile_decision_list(dl, method=method, backend=backend, budget=2)  # type: ignore[arg-type]
+            refused += 1
+    assert refused >= 10

@@ -11,6 +11,7 @@ explainer route by itself and the verifier accepts its AXps.
 from __future__ import annotations
 
 import pickle
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -127,3 +128,40 @@ def test_a_forest_too_large_to_compile_is_explained_and_verified() -> None:
                 assert v.verify_axp(instance, axp).holds
             for cxp in record["cxps"]:
                 assert v.verify_cxp(instance, cxp).holds
+
+
+def test_ctrl_c_in_a_solver_call_stops_the_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """z3 catches SIGINT during a check and answers "unknown" (the oracle then raises an
+    InvalidQueryError saying so): that is Ctrl-C, not an error of the row.  Was: an error
+    record, and the run went on."""
+    from xpg.explain.ensemble import EnsembleExplainer
+
+    est, feats, X = random_small_ensemble(4, "forest")
+    explainer = BatchExplainer(ensemble_from_sklearn(est, feats), graph_budget=1)
+    row = X[0].tolist()
+
+    def interrupted(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+        raise InvalidQueryError("the z3 solver answered unknown: interrupted from keyboard")
+
+    monkeypatch.setattr(EnsembleExplainer, "enumerate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        explainer.explain_row(0, row)
+
+    class error(Exception):  # python-sat's own error, raised instead of KeyboardInterrupt
+        pass
+
+    error.__module__ = "pysolvers"
+
+    def sat_interrupted(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+        raise error("Caught keyboard interrupt")
+
+    monkeypatch.setattr(EnsembleExplainer, "enumerate", sat_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        explainer.explain_row(0, row)
+
+    def failed(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+        raise InvalidQueryError("the z3 solver answered unknown: max. memory exceeded")
+
+    monkeypatch.setattr(EnsembleExplainer, "enumerate", failed)
+    record = explainer.explain_row(0, row)  # any other failure stays the row's error
+    assert record == {"row": 0, "error": "the z3 solver answered unknown: max. memory exceeded"}

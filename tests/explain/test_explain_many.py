@@ -221,3 +221,46 @@ def test_the_column_path_agrees_with_the_value_path(seed: int) -> None:
     strip = [{k: v for k, v in r.items() if k != "seconds"} for r in by_frame]
     assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in by_rows]
     assert any("error" in r for r in by_frame) or len(points) < 5
+
+
+@pytest.mark.parametrize("kind", ["forest", "boosted"])
+def test_conditions_say_what_each_explanation_means(kind: str) -> None:
+    """``kinds`` with ``conditions`` (issue 28): each AXp's conditions are those of
+    :func:`~xpg.explain.describe.explanation_conditions`; each counterexample changes only its
+    CXp's features and gets, by the model's own ``predict``, the class it names; compiled and
+    on the ensemble route alike."""
+    from xpg.explain.batch import BatchExplainer
+    from xpg.explain.describe import explanation_conditions
+    from xpg.testing import random_sklearn_ensemble
+
+    for seed in range(3):
+        estimator, features, points = random_sklearn_ensemble(seed, kind)  # type: ignore[arg-type]
+        model = xpg.ensemble_from_sklearn(estimator, features)
+        names = [f.name for f in model.features]
+        rows = [points[i].tolist() for i in range(0, len(points), max(1, len(points) // 5))]
+        for budget in (None, 1):  # compiled; the ensemble route
+            explainer = BatchExplainer(model, kinds="axp,cxp,conditions", graph_budget=budget)
+            for n, row in enumerate(rows):
+                record = explainer.explain_row(n, row)
+                if budget is None:
+                    target = xpg.ExplanationGraph.from_decision_graph(
+                        model.to_decision_graph(), row
+                    )
+                    assert record["conditions"] == [
+                        explanation_conditions(target, a) for a in record["axps"]
+                    ]
+                else:
+                    with xpg.EnsembleExplainer(model, row) as target:
+                        assert record["conditions"] == [
+                            explanation_conditions(target, a) for a in record["axps"]
+                        ]
+                triples = zip(
+                    record["cxps"],
+                    record["counterexamples"],
+                    record["counterexample_classes"],
+                    strict=True,
+                )
+                for cxp, changed, cls in triples:
+                    assert set(changed) <= set(cxp)
+                    moved = [changed.get(n_, v) for n_, v in zip(names, row, strict=True)]
+                    assert str(estimator.predict([moved])[0]) == cls != record["prediction"]

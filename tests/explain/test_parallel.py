@@ -1,5 +1,6 @@
 """The routes of a batch (:mod:`xpg.explain.parallel`): local processes and a Dask cluster give
-the records of the in-process loop; a worker that dies loses only its chunk."""
+the records of the in-process loop; a worker that dies loses only its chunk; a route stopped
+early terminates its workers at once; slow rows travel one per task."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ import pytest
 
 from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.explain.batch import BatchExplainer, Record
-from xpg.explain.parallel import dask_client, run_dask, run_in_process, run_processes
+from xpg.explain.parallel import (
+    TaskSizer,
+    dask_client,
+    run_dask,
+    run_in_process,
+    run_processes,
+    split_tasks,
+)
 from xpg.testing import ClassTable, random_decision_graph
 
 
@@ -40,6 +48,74 @@ class KillingExplainer(BatchExplainer):
         if 13 in frame.index:
             os._exit(3)
         return super().explain_chunk(frame)
+
+
+class HangingExplainer(BatchExplainer):
+    """Never finishes the chunk holding row 13 (a row that runs unbounded), in a worker that
+    ignores SIGINT as every worker does."""
+
+    def explain_chunk(self, frame: Any) -> list[Record]:
+        if 13 in frame.index:
+            import time
+
+            time.sleep(120)  # a row that does not end while the test runs
+        return super().explain_chunk(frame)
+
+
+class SlowRowsExplainer(BatchExplainer):
+    """Says each row took a second (its records' ``"seconds"``), as a slow model's would."""
+
+    def _record(self, *args: Any, **kwargs: Any) -> Record:
+        record = super()._record(*args, **kwargs)
+        record["seconds"] = 1.0
+        return record
+
+
+def test_closing_the_route_terminates_its_workers(case: Any) -> None:
+    """Was: the pool awaited, with the chunk in flight, however long it ran."""
+    import time
+
+    import psutil
+
+    explainer, frames = case
+    hanging = HangingExplainer(explainer.dg, kinds=explainer.kinds)
+    before = {p.pid for p in psutil.Process().children()}
+    route = run_processes(hanging, frames, 2)
+    assert [r["row"] for r in next(route)] == list(range(7))
+    workers = [  # the pool's: not a process of an earlier test, nor a resource tracker
+        p
+        for p in psutil.Process().children()
+        if p.pid not in before and "resource_tracker" not in " ".join(p.cmdline())
+    ]
+    assert len(workers) == 2
+    start = time.monotonic()
+    route.close()
+    assert time.monotonic() - start < 30  # a generous bound: the hanging chunk takes 120 s
+    _, alive = psutil.wait_procs(workers, timeout=30)
+    assert alive == []
+
+
+def test_slow_rows_travel_one_per_task_fast_rows_in_whole_chunks(case: Any) -> None:
+    explainer, frames = case
+    expected = _strip(run_in_process(explainer, frames))
+    slow = SlowRowsExplainer(explainer.dg, kinds=explainer.kinds)
+    chunks = list(run_processes(slow, frames, 2, task_seconds=0.25))
+    assert {len(c) for c in chunks} == {1} and _strip(chunks) == expected
+    chunks = list(run_processes(explainer, frames, 2, task_seconds=0.25))
+    assert _strip(chunks) == expected
+    assert len(chunks[-1]) == len(frames[-1])  # the time measured: whole chunks
+    per_row = list(run_in_process(explainer, frames, per_row=True))
+    assert {len(c) for c in per_row} == {1} and _strip(per_row) == expected
+
+
+def test_tasks_are_cut_from_the_chunks_as_the_sizer_says(case: Any) -> None:
+    _, frames = case
+    sizer = TaskSizer(1.0)
+    tasks = split_tasks(frames[:2], sizer)
+    assert len(next(tasks)) == 1  # nothing measured yet
+    sizer.observe(1, 0.25)  # 4 rows per second
+    assert [len(t) for t in tasks] == [4, 2, 4, 3]  # never across two chunks
+    assert list(split_tasks(frames, None)) == frames
 
 
 def test_local_processes_give_the_in_process_records_in_row_order(case: Any) -> None:
@@ -77,11 +153,13 @@ def test_dask_local_cluster_gives_the_same_records_as_they_arrive(case: Any) -> 
     client, cluster = dask_client("local:2")
     try:
         got = _strip(run_dask(explainer, frames, client, in_flight=3))
+        sized = _strip(run_dask(explainer, frames, client, task_seconds=0.25))
         failed = _strip(run_dask(explainer, [frames[0], bad], client))
     finally:
         client.close()
         cluster.close()
     assert sorted(got, key=lambda r: r["row"]) == expected
+    assert sorted(sized, key=lambda r: r["row"]) == expected
     assert sorted(r["row"] for r in failed if "error" in r) == bad.index.tolist()
     assert all("failed on the cluster, twice" in r["error"] for r in failed if "error" in r)
     assert [r for r in failed if "error" not in r] == expected[: len(frames[0])]
@@ -92,7 +170,9 @@ def test_dask_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
         with pytest.raises(InvalidParameterError, match="expected"):
             dask_client(bad)
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)
-    with pytest.raises(MissingExtraError, match=r"pip install 'xpg-toolkit\[scale\]'"):
+    with pytest.raises(
+        MissingExtraError, match=r"pip install -e '\.\[scale\]' from a clone of xpg"
+    ):
         dask_client("local:2")
 
 

@@ -78,5 +78,5 @@ def test_without_pandas_the_error_names_the_extra(
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pandas)
-    with pytest.raises(MissingExtraError, match=r"xpg-toolkit\[scale\]"):
+    with pytest.raises(MissingExtraError, match=r"'\.\[scale\]' from a clone of xpg"):
         read_table(path)

@@ -286,7 +286,7 @@ def test_decision_list_refuses_real_columns_and_unknown_positive() -> None:
 
 def test_decision_list_without_wittgenstein(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "wittgenstein", None)
-    with pytest.raises(MissingExtraError, match=r"xpg-toolkit\[rules\]"):
+    with pytest.raises(MissingExtraError, match=r"'\.\[rules\]' from a clone of xpg"):
         learn_list_from_table(mixed_frame(0), "y")
 
 
@@ -294,7 +294,7 @@ def test_reading_needs_pandas(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     path = tmp_path / "t.csv"
     mixed_frame(0).to_csv(path, index=False)
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(MissingExtraError, match=r"xpg-toolkit\[scale\]"):
+    with pytest.raises(MissingExtraError, match=r"'\.\[scale\]' from a clone of xpg"):
         learn_tree_from_table(path, "y")
 
 

@@ -57,6 +57,7 @@ def register(subparsers: Any) -> None:
         "'xpg bench table2 --quick'; 'xpg bench NAME --help' lists its options. The benchmarks "
         "are not installed with the package: run from the root of a checkout.",
         file_arguments=False,
+        example="xpg bench table2 --quick",
     )
     p.add_argument("name", help="table1, table2, peers, pyxai, growth, core-speed, membership, ...")
     p.add_argument("options", nargs=argparse.REMAINDER, help="options passed to the benchmark")

@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import stat
 import sys
@@ -34,7 +35,7 @@ from xpg.errors import InvalidInstanceError, InvalidModelError, OutputError, Par
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
     from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.ensemble import EnsembleExplainer
+    from xpg.explain.ensemble.explainer import OracleExplainer
 
 #: A command handler: the parsed arguments in, the exit status out.
 Handler = Callable[[argparse.Namespace], int]
@@ -129,7 +130,22 @@ INSTANCE_HELP = (
     "first, so names with '=', ',' or spaces need no escape; a value runs to the next comma; "
     "a backslash makes the next character literal: '\\,' is a comma inside a value (or "
     "starting a name), '\\=' an '=' that ends no name, '\\@' and '\\{' a first character "
-    "that starts no file name or JSON, '\\\\' a backslash (docs/cli.md)"
+    "that starts no file name or JSON, '\\\\' a backslash (docs/cli.md); or give a row of a "
+    "data file instead, with --data FILE --row N"
+)
+
+#: The ``--data`` help.
+DATA_HELP = (
+    "instead of --instance: a data table (.csv, .tsv, .jsonl, each optionally .gz, or "
+    ".parquet; the scale extra) whose row --row is the instance; columns "
+    "the model does not use (the target, ids) are ignored, as by xpg explain --data"
+)
+
+#: The ``--row`` help.
+ROW_HELP = (
+    "the row(s) of --data to explain: N, N-M (inclusive) or a comma-separated list of both "
+    '(5,7,10-12); rows count from 0, the header not counted, as the "row" of xpg explain '
+    "records; several rows run the command once per row, each answer labelled with its row"
 )
 
 #: The help of an option naming a set of features.
@@ -313,11 +329,12 @@ def _read_instance_file(path: str) -> Any:
     return parse_json(text, path=path, context="--instance @FILE: ")
 
 
-def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
+def parse_instance(dg: DecisionGraph, text: str | DataRow) -> dict[str, Any]:
     """An instance given on the command line -> a checked ``{name: value}``.
 
     ``text`` is ``NAME=VALUE,...`` (:func:`split_assignments`), a JSON object, or ``@FILE``
-    naming a file that holds a JSON object (:data:`INSTANCE_HELP`).
+    naming a file that holds a JSON object (:data:`INSTANCE_HELP`); or a :class:`DataRow`,
+    a row of ``--data FILE`` (:func:`row_instance`).
 
     Raises
     ------
@@ -337,6 +354,8 @@ def parse_instance(dg: DecisionGraph, text: str) -> dict[str, Any]:
     >>> parse_instance(dg, '{"priors:=0": 0, "age, years": 40}')
     {'priors:=0': 0, 'age, years': 40}
     """
+    if isinstance(text, DataRow):
+        return row_instance(dg, text)
     text = text.strip()
     source = None
     if text.startswith("@"):
@@ -385,7 +404,138 @@ def _checked(dg: DecisionGraph, values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def load_explanation_graph(path: str, instance: str | None) -> ExplanationGraph:
+# -- a row of a data file as the instance ---------------------------------------------------------
+class DataRow:
+    """One row of ``--data FILE``, the instance of a command: the file, the row number (from
+    0, the header not counted, as the ``"row"`` of ``xpg explain`` records) and the row's
+    values by column, as pandas read them.
+
+    >>> DataRow("rows.csv", 3, {"a": 1, "y": "no"})
+    DataRow('rows.csv', 3)
+    """
+
+    def __init__(self, path: str, row: int, values: dict[str, Any]) -> None:
+        self.path = path
+        self.row = row
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"DataRow({self.path!r}, {self.row})"
+
+
+class RowSpec:
+    """The rows ``--row`` names: ranges ``(first, last)``, inclusive, in the order given
+    (:func:`row_spec`)."""
+
+    def __init__(self, text: str, ranges: Sequence[tuple[int, int]]) -> None:
+        self.text = text
+        self.ranges = tuple(ranges)
+
+    def __repr__(self) -> str:
+        return f"RowSpec({self.text!r}, {self.ranges!r})"
+
+
+def row_spec(text: str) -> RowSpec:
+    """The option type of ``--row``: ``N``, ``N-M`` (inclusive) or a comma-separated list of
+    them, rows counted from 0 (else a usage error).
+
+    >>> row_spec("5").ranges, row_spec("5-9").ranges, row_spec("0, 7,10-11").ranges
+    (((5, 5),), ((5, 9),), ((0, 0), (7, 7), (10, 11)))
+    """
+    import re
+
+    ranges = []
+    for item in text.split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", item)
+        if m is None:
+            raise argparse.ArgumentTypeError(
+                "expected a row number N, a range N-M or a comma-separated list of them "
+                f"(rows count from 0), found {text!r}"
+            )
+        first, last = int(m[1]), int(m[2] if m[2] is not None else m[1])
+        if last < first:
+            raise argparse.ArgumentTypeError(
+                f"expected a range N-M with N <= M, found {item.strip()!r}"
+            )
+        ranges.append((first, last))
+    return RowSpec(text.strip(), ranges)
+
+
+#: rows read at a time while looking for the rows of ``--row``
+ROW_CHUNK = 4096
+
+
+def read_data_rows(path: str, spec: RowSpec) -> list[DataRow]:
+    """The rows of the table ``path`` that ``spec`` names, each once, in the order given;
+    read as ``xpg explain --data`` reads them (:func:`xpg.io.tables.iter_table_chunks`),
+    up to the last row wanted.
+
+    Raises
+    ------
+    InvalidParameterError
+        When a row is past the end of the table (the message says how many rows it has).
+    DataNotFoundError, InvalidDataError, MissingExtraError
+        When the file is missing, cannot be read as its format says, or pandas is missing.
+    """
+    from xpg.errors import InvalidParameterError
+    from xpg.io.tables import iter_table_chunks
+
+    last = max(hi for _, hi in spec.ranges)
+    found: dict[int, dict[str, Any]] = {}
+    total = 0
+    for chunk in iter_table_chunks(path, ROW_CHUNK):
+        start, total = total, total + len(chunk)
+        for lo, hi in spec.ranges:
+            a, b = max(lo, start), min(hi, total - 1)
+            if a <= b:
+                part = chunk.iloc[a - start : b - start + 1]
+                columns = [str(c) for c in part.columns]
+                for k, record in enumerate(part.itertuples(index=False, name=None)):
+                    found[a + k] = dict(zip(columns, record, strict=True))
+        if total > last:
+            break
+    if total <= last:
+        has = f"has {total} rows (0 to {total - 1})" if total else "has no rows"
+        raise InvalidParameterError(
+            f"--row {spec.text}: {path} {has}; rows count from 0, the header not counted"
+        )
+    rows: list[DataRow] = []
+    done: set[int] = set()
+    for lo, hi in spec.ranges:
+        for r in range(lo, hi + 1):
+            if r not in done:
+                done.add(r)
+                rows.append(DataRow(path, r, found[r]))
+    return rows
+
+
+def row_instance(dg: DecisionGraph, row: DataRow) -> dict[str, Any]:
+    """The instance a :class:`DataRow` gives for ``dg``'s features: each feature's column,
+    converted as ``xpg explain --data`` converts it (:func:`xpg.explain.batch.convert_value`);
+    the other columns (the target, ids...) are ignored.
+
+    Raises
+    ------
+    InvalidInstanceError
+        For a feature without a column, or a value that is missing or outside the feature's
+        domain (the message names the file and the row).
+    """
+    from xpg.explain.batch import convert_value
+
+    missing = [f.name for f in dg.features if f.name not in row.values]
+    if missing:
+        raise InvalidInstanceError(
+            f"{row.path}: expected a column for every feature of the model, found none for "
+            f"{_shown(missing)} (columns: {_shown(list(row.values))})"
+        )
+    try:
+        values = {f.name: convert_value(f, row.values[f.name]) for f in dg.features}
+        return _checked(dg, values)
+    except InvalidInstanceError as err:
+        raise InvalidInstanceError(f"{row.path} row {row.row}: {err}") from None
+
+
+def load_explanation_graph(path: str, instance: str | DataRow | None) -> ExplanationGraph:
     """The XpG named on the command line: a ``.xpg`` file, or a JSON model with an instance.
 
     Raises
@@ -405,8 +555,12 @@ def load_explanation_graph(path: str, instance: str | None) -> ExplanationGraph:
             )
         return ExplanationGraph.from_decision_graph(dg, parse_instance(dg, instance))
     if instance is not None:
+        from xpg.io.xpg_format import refuse_table
+
+        refuse_table(text, path)  # a data table given as the model: say so
+        given = "--data/--row" if isinstance(instance, DataRow) else "--instance"
         raise InvalidInstanceError(
-            f"{path} is an explanation graph (.xpg) for one instance already: drop --instance"
+            f"{path} is an explanation graph (.xpg) for one instance already: drop {given}"
         )
     return read_xpg_text(text, path=path)
 
@@ -437,34 +591,159 @@ def load_args_graph(args: argparse.Namespace) -> ExplanationGraph:
 #: JSON model types explained by the ensemble oracle rather than a compiled graph
 ENSEMBLE_TYPES = ("forest", "boosted-trees")
 
+#: seconds: the default ``--timeout`` of ``member``, ``features``, ``smallest`` and ``enum`` on a
+#: model explained without a compiled graph (a tree ensemble, a decision list too large to
+#: compile), where a query can take very long
+ORACLE_TIMEOUT = 60.0
 
-def load_args_target(args: argparse.Namespace) -> ExplanationGraph | EnsembleExplainer:
+
+def load_args_target(args: argparse.Namespace) -> ExplanationGraph | OracleExplainer:
     """What the ``file`` and ``--instance`` arguments name: for a tree-ensemble model file
     (``forest``, ``boosted-trees``), an :class:`~xpg.explain.ensemble.EnsembleExplainer`
-    (sat route; the caller closes it); otherwise :func:`load_args_graph`."""
+    (sat route); for a decision list whose decision graph needs more than the compile budget
+    (:data:`~xpg.models.decision_list.GRAPH_BUDGET` nodes), a
+    :class:`~xpg.explain.list_oracle.DecisionListExplainer` (list-sat route, no compilation);
+    otherwise :func:`load_args_graph`.  The caller closes an explainer.  On those two routes
+    a ``--timeout`` option left unset becomes :data:`ORACLE_TIMEOUT`."""
+    from xpg.errors import GraphTooLargeError
+
     path = args.file
     text = read_input_text(path)
+    model: Any = None
     if _is_model_text(path, text) and any(f'"{t}"' in text for t in ENSEMBLE_TYPES):
         from xpg.io.json_text import parse_json
 
         doc = parse_json(text, path=path)
         body = doc.get("model") if isinstance(doc, dict) else None
         if isinstance(body, dict) and body.get("type") in ENSEMBLE_TYPES:
-            from xpg.core.graph import DecisionGraph
-            from xpg.explain.ensemble import EnsembleExplainer
-            from xpg.io.model_json import read_model_dict
+            model = _read_model_doc(doc, path)
+    if model is None:
+        try:
+            return load_explanation_graph(path, args.instance)
+        except GraphTooLargeError:
+            if not _is_model_text(path, text) or '"decision-list"' not in text:
+                raise
+            from xpg.io.json_text import parse_json
 
-            try:
-                model: Any = read_model_dict(doc)
-            except InvalidModelError as err:
-                raise InvalidModelError(f"{path}: {err}") from None
-            if args.instance is None:
-                raise InvalidInstanceError(
-                    f"{path} is a model file: give the instance with --instance name=value,..."
-                )
-            instance = parse_instance(DecisionGraph(model.features), args.instance)
-            return EnsembleExplainer(model, instance)
-    return load_explanation_graph(path, args.instance)
+            model = _read_model_doc(parse_json(text, path=path), path)
+            if model.json_type != "decision-list":
+                raise
+    from xpg.core.graph import DecisionGraph
+
+    if args.instance is None:
+        raise InvalidInstanceError(
+            f"{path} is a model file: give the instance with --instance name=value,..."
+        )
+    instance = parse_instance(DecisionGraph(model.features), args.instance)
+    explainer: OracleExplainer
+    if model.json_type == "decision-list":
+        from xpg.explain.list_oracle import DecisionListExplainer
+
+        explainer = DecisionListExplainer(model, instance)
+    else:
+        from xpg.explain.ensemble import EnsembleExplainer
+
+        explainer = EnsembleExplainer(model, instance)
+    if getattr(args, "timeout", ORACLE_TIMEOUT) is None:
+        args.timeout = ORACLE_TIMEOUT
+    return explainer
+
+
+def _read_model_doc(doc: Any, path: str) -> Any:
+    """The model object of a JSON model document (errors name ``path``)."""
+    from xpg.io.model_json import read_model_dict
+
+    try:
+        return read_model_dict(doc)
+    except InvalidModelError as err:
+        raise InvalidModelError(f"{path}: {err}") from None
+
+
+def read_model_file(path: str) -> Any:
+    """The model object of a JSON model file (not compiled), read within the input size
+    limit (:func:`read_input_text`); errors name the file (a data table given instead is
+    recognised as one)."""
+    from xpg.core.xpgraph import paused_gc
+    from xpg.io.json_text import parse_json
+    from xpg.io.xpg_format import refuse_table
+
+    text = read_input_text(path)
+    with paused_gc():
+        try:
+            doc = parse_json(text, path=path)
+        except ParseError:
+            refuse_table(text, path)
+            raise
+        return _read_model_doc(doc, path)
+
+
+#: JSON model types whose compilation has a budget (``to_decision_graph(budget=...)``)
+BUDGETED_TYPES = ("decision-list", *ENSEMBLE_TYPES)
+
+#: the ``--budget`` help of the commands that need a model's decision graph
+BUDGET_HELP = (
+    "compile the model within N units at most (decision lists: diagram nodes, default "
+    "10,000; tree ensembles: diagram edges made, default 1,000,000); larger models are "
+    "refused, or explained without a graph where the command can"
+)
+
+
+def compiled_graph(
+    model: Any, budget: int | None, needs: str, instead: str, path: str = "the model file"
+) -> DecisionGraph:
+    """``model``'s validated decision graph, compiled within ``budget`` (None: the model
+    kind's default; only decision lists and tree ensembles have one); ``path`` names the
+    model's file in messages.
+
+    Raises
+    ------
+    GraphTooLargeError
+        One plain line: ``needs`` (what the command does with a graph), the model, the
+        budget and how to raise it, then ``instead`` (what to use).
+    InvalidModelError
+        When the graph breaks Def. 2 (a ``decision-graph`` file, say).
+
+    Examples
+    --------
+    >>> from xpg.core.features import Feature, Literal
+    >>> from xpg.models.decision_list import DecisionList, Rule
+    >>> dl = DecisionList([Feature.boolean("a")], [0, 1], [Rule([Literal.eq("a", 1)], 1)], 0)
+    >>> len(compiled_graph(dl, None, "", ""))
+    3
+    >>> compiled_graph(dl, 2, "xpg draw draws graphs", "use xpg axp")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.GraphTooLargeError: xpg draw draws graphs; this 1-rule decision list does not ...
+    """
+    from xpg.errors import GraphTooLargeError, InvalidGraphError
+
+    kind = getattr(model, "json_type", "")
+    if budget is None or kind not in BUDGETED_TYPES:
+        if kind == "decision-list":
+            from xpg.models.decision_list import GRAPH_BUDGET as budget
+        elif kind in ENSEMBLE_TYPES:
+            from xpg.models.ensemble import GRAPH_BUDGET as budget
+    try:
+        dg: DecisionGraph = (
+            model.to_decision_graph(budget=budget)
+            if kind in BUDGETED_TYPES
+            else model.to_decision_graph()
+        )
+        dg.validate()
+    except GraphTooLargeError:
+        if kind == "decision-list":
+            what, unit = f"{len(model.rules)}-rule decision list", "diagram nodes"
+        else:
+            trees = f"{len(model.trees)}-tree"
+            what = f"{trees} forest" if kind == "forest" else f"{trees} boosted ensemble"
+            unit = "diagram edges made"
+        raise GraphTooLargeError(
+            f"{needs}; this {what} does not compile within the budget of {budget} {unit} "
+            f"(raise it with --budget N): {instead}"
+        ) from None
+    except InvalidGraphError as err:
+        raise InvalidModelError(f"{path}: model: {err}") from None
+    return dg
 
 
 # -- arguments -------------------------------------------------------------------------------------
@@ -488,10 +767,15 @@ def add_command(
     help: str,
     description: str | None = None,
     file_arguments: bool = True,
+    example: str | None = None,
 ) -> argparse.ArgumentParser:
     """A sub-command run by ``handler``; FILE, ``--instance`` and ``--json`` come first unless
-    ``file_arguments`` is false (:func:`add_file_arguments`)."""
-    p: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=description)
+    ``file_arguments`` is false (:func:`add_file_arguments`); ``example``, one command line,
+    ends its ``--help`` (``example: xpg ...``)."""
+    epilog = None if example is None else f"example: {example}"
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        name, help=help, description=description, epilog=epilog
+    )
     if file_arguments:
         add_file_arguments(p)
     p.set_defaults(func=handler)
@@ -586,7 +870,30 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
-    """Usage errors as one line on standard error and exit status 2 (no usage block)."""
+    """Usage errors as one line on standard error and exit status 2 (no usage block).
+
+    Every ``--instance`` option comes with its alternative, a row of a data file: adding
+    ``--instance`` to a command's parser also adds ``--data FILE`` and ``--row N``
+    (:data:`DATA_HELP`, :data:`ROW_HELP`), and a required ``--instance`` becomes "one of
+    ``--instance`` or ``--data``/``--row``", checked by :func:`run_command`.
+
+    >>> parser = OneLineErrorParser(prog="xpg")
+    >>> _ = parser.add_argument("--instance", required=True)
+    >>> args = parser.parse_args(["--data", "rows.csv", "--row", "3-4"])
+    >>> args.instance, args.data, args.row.ranges, args.instance_required
+    (None, 'rows.csv', ((3, 4),), True)
+    """
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        if "--instance" not in args or any(a.dest == "data" for a in self._actions):
+            return super().add_argument(*args, **kwargs)
+        if kwargs.get("required"):
+            kwargs["required"] = False
+            self.set_defaults(instance_required=True)
+        action = super().add_argument(*args, **kwargs)
+        super().add_argument("--data", metavar="FILE", help=DATA_HELP)
+        super().add_argument("--row", metavar="N|N-M|N,M,...", type=row_spec, help=ROW_HELP)
+        return action
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
@@ -598,8 +905,51 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
 # -- output and errors -----------------------------------------------------------------------------
 def braces(features: Sequence[str]) -> str:
-    """A set of feature names as text: ``{a, b}``."""
-    return "{" + ", ".join(features) + "}"
+    """A set of feature names as text, ``{a, b}``: a name that could be misread (a comma, a
+    brace, a blank at either end, an invisible character...) is written as a JSON string
+    (:func:`xpg.core.names.quote_name`)."""
+    from xpg.core.names import braces as names_braces
+
+    return names_braces(features)
+
+
+def stated_prediction(target: Any) -> str | None:
+    """The prediction of an explained instance as text (``str`` of the class, as
+    ``xpg explain`` records give it); None for an explanation graph read from a ``.xpg`` file,
+    whose terminals say 1 or 0, not a class."""
+    if getattr(target, "source", True) is None:
+        return None
+    return str(target.prediction)
+
+
+def explanation_statement(
+    target: ExplanationGraph | OracleExplainer, kind: str, features: Sequence[str]
+) -> tuple[dict[str, Any], str]:
+    """What an explanation means, as JSON fields and as text following its set: for an AXp,
+    ``{"conditions": [...]}`` (aligned with the sorted features) and ``": c1; c2"``, the
+    condition each feature satisfies at the instance; for a CXp, ``{"counterexample": {...},
+    "counterexample_class": "..."}`` and ``": x = 1; y = 2 gives prediction c"``, new values
+    the model classifies otherwise (:mod:`xpg.explain.describe`).  ``({}, "")`` for a
+    ``.xpg`` graph, whose feature values are unknown."""
+    if stated_prediction(target) is None:
+        return {}, ""
+    from xpg.explain.describe import (
+        changes_text,
+        explanation_conditions,
+        explanation_counterexample,
+    )
+
+    names = list(features)
+    if kind == "axp":
+        conditions = explanation_conditions(target, names)
+        by_name = dict(zip(names, conditions, strict=True))
+        text = "; ".join(conditions) if names else "any input gets this prediction"
+        return {"conditions": [by_name[n] for n in sorted(names)]}, f": {text}"
+    changes, label = explanation_counterexample(target, names)
+    return (
+        {"counterexample": changes, "counterexample_class": str(label)},
+        f": {changes_text(changes)} gives prediction {label}",
+    )
 
 
 def emit(args: argparse.Namespace, doc: dict[str, Any], text: str) -> int:
@@ -644,17 +994,126 @@ def refuse_output_onto_input(args: argparse.Namespace) -> None:
                     )
 
 
+def data_rows(args: argparse.Namespace) -> list[DataRow] | None:
+    """The rows ``--data FILE --row ...`` give as instances (None without ``--data``), after
+    checking that the instance is given one way exactly.
+
+    Raises
+    ------
+    InvalidParameterError
+        For ``--data`` without ``--row`` or the reverse, or with ``--instance`` too.
+    InvalidInstanceError
+        When the command needs an instance and none is given.
+    """
+    from xpg.errors import InvalidParameterError
+
+    if not hasattr(args, "row"):  # a command without the options
+        return None
+    data, spec, instance = args.data, args.row, getattr(args, "instance", None)
+    if data is None and spec is None:
+        if instance is None and getattr(args, "instance_required", False):
+            raise InvalidInstanceError(
+                "give the instance with --instance name=value,... or a row of a data file "
+                "with --data FILE --row N"
+            )
+        return None
+    if data is None:
+        raise InvalidParameterError(
+            f"--row {spec.text}: expected --data FILE too, the table whose row is the instance"
+        )
+    if spec is None:
+        raise InvalidParameterError(
+            f"--data {data}: expected --row N too, the row to explain (rows count from 0, "
+            "the header not counted)"
+        )
+    if instance is not None:
+        raise InvalidParameterError(
+            "--instance and --data/--row both give the instance: expected one of them"
+        )
+    rows = read_data_rows(data, spec)
+    output = getattr(args, "output", None)
+    if len(rows) > 1 and output is not None:
+        raise InvalidParameterError(
+            f"--row {spec.text}: expected one row, found {len(rows)}: xpg {args.command} "
+            f"writes one file (-o {output})"
+        )
+    return rows
+
+
+class _Labelled(io.TextIOBase):
+    """A text stream that writes ``label`` (a line) before the first text written to it."""
+
+    def __init__(self, stream: Any, label: str) -> None:
+        self.stream = stream
+        self.label: str | None = label
+
+    def write(self, text: str) -> int:
+        if self.label is not None and text:
+            self.stream.write(self.label + "\n")
+            self.label = None
+        return int(self.stream.write(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _error_line(args: argparse.Namespace, message: str) -> int:
+    """``message`` as one line on standard error; exit status 2."""
+    print(f"xpg {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _run_rows(args: argparse.Namespace, handler: Handler, rows: list[DataRow]) -> int:
+    """``handler`` once per row of ``--data``: one row prints what ``--instance`` prints;
+    several print each answer after a line ``row N:`` (text) or as a JSON document with
+    ``"row": N`` in front (``--json``, one document per line).  The exit status is the
+    largest of the rows'; an error or an interrupt (status 2 or more) stops at that row."""
+    import contextlib
+    import json
+
+    if len(rows) == 1:
+        args.instance = rows[0]
+        return int(handler(args))
+    status = 0
+    for k, row in enumerate(rows):
+        args.instance = row
+        buffer = io.StringIO()
+        label = f"{chr(10) if k else ''}row {row.row}:"
+        out = buffer if getattr(args, "json", False) else _Labelled(sys.stdout, label)
+        try:
+            with contextlib.redirect_stdout(out):
+                code = int(handler(args))
+        except XpgError as err:
+            message = str(err)
+            if not message.startswith(f"{row.path} row {row.row}:"):
+                message = f"row {row.row}: {message}"
+            return _error_line(args, message)
+        for line in buffer.getvalue().splitlines():
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                doc = None
+            print(json.dumps({"row": row.row, **doc}) if isinstance(doc, dict) else line)
+        sys.stdout.flush()
+        status = max(status, code)
+        if code >= 2:
+            break
+    return status
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the handler chosen by the parser; an :class:`~xpg.errors.XpgError` becomes one line
-    on standard error and exit status 2, an interrupt status 130, a closed pipe status 0."""
+    on standard error and exit status 2, an interrupt status 130, a closed pipe status 0.
+    With ``--data FILE --row ...`` the handler runs once per row (:func:`_run_rows`)."""
     handler: Handler = args.func
     try:
         refuse_output_onto_input(args)
+        rows = data_rows(args)
+        if rows is not None:
+            return _run_rows(args, handler, rows)
         return int(handler(args))
     except XpgError as err:
-        message = " ".join(str(err).split())
-        print(f"xpg {args.command}: error: {message}", file=sys.stderr)
-        return 2
+        return _error_line(args, str(err))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

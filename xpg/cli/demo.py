@@ -220,6 +220,7 @@ def register(subparsers: Any) -> None:
         cmd_demo,
         help="train a tree on bundled data and explain several decisions",
         file_arguments=False,
+        example="xpg demo --dataset wine --instances 3",
     )
     p.add_argument("--dataset", choices=list(DATASETS), default="breast_cancer")
     p.add_argument(

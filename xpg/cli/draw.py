@@ -25,13 +25,18 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
+    BUDGET_HELP,
     FEATURES_HELP,
     add_command,
     braces,
+    compiled_graph,
     emit,
     is_model_file,
     load_args_graph,
     parse_feature_list,
+    parse_instance,
+    positive_int,
+    read_model_file,
 )
 from xpg.errors import InvalidInstanceError, InvalidQueryError
 
@@ -89,18 +94,33 @@ def cmd_draw(args: argparse.Namespace) -> int:
         claim = "axp"
     graph: Any
     features: tuple[str, ...] = ()
-    if is_model_file(args.file) and args.instance is None:
-        if claim is not None:
-            raise InvalidInstanceError(
-                f"{args.file} is a model file: --axp, --cxp and --explain need the instance "
-                "(--instance name=value,...)"
-            )
-        from xpg.io import load_model
-
-        graph = load_model(args.file)
+    model_file = is_model_file(args.file)
+    if model_file and args.instance is None and claim is not None:
+        raise InvalidInstanceError(
+            f"{args.file} is a model file: --axp, --cxp and --explain need the instance "
+            "(--instance name=value,...)"
+        )
+    dg = (
+        compiled_graph(
+            read_model_file(args.file),
+            args.budget,
+            "xpg draw draws compiled decision graphs",
+            "use xpg axp, cxp or enum, which explain it without compiling",
+            args.file,
+        )
+        if model_file
+        else None
+    )
+    if dg is not None and args.instance is None:
+        graph = dg
         title = f"{args.file}: {len(graph)} nodes, {graph.n_edges} edges"
     else:
-        graph = load_args_graph(args)
+        if dg is not None:
+            from xpg.core.xpgraph import ExplanationGraph
+
+            graph = ExplanationGraph.from_decision_graph(dg, parse_instance(dg, args.instance))
+        else:
+            graph = load_args_graph(args)
         prediction = "1" if graph.source is None else repr(graph.prediction)
         title = f"prediction {prediction}"
         if args.explain:
@@ -114,7 +134,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
             title = f"{_NAME[claim]} {braces(features)} of the {title}"
         title += f"\n{LEGEND}"
     fmt = write_dot(graph, args.output, features, title=title)
-    plain = is_model_file(args.file) and args.instance is None
+    plain = model_file and args.instance is None
     doc = {
         "output": args.output,
         "format": fmt,
@@ -140,6 +160,7 @@ def register(subparsers: Any) -> None:
         "nothing installed) or rendered by Graphviz's 'dot' program (-o OUT.svg, .png, .pdf; "
         "needs dot on PATH and the plot extra). The nodes testing the features of the "
         "explanation are filled in orange.",
+        example="xpg draw model.json --instance x1=1,x2=0,age=70 --explain -o m.svg",
     )
     claim = p.add_mutually_exclusive_group()
     claim.add_argument("--axp", metavar="F1,F2,...", help="highlight this AXp: " + FEATURES_HELP)
@@ -154,3 +175,4 @@ def register(subparsers: Any) -> None:
         metavar="OUT",
         help="the file to write: .dot or .gv (DOT text), .svg, .png or .pdf (rendered)",
     )
+    p.add_argument("--budget", type=positive_int, metavar="N", help=BUDGET_HELP)

@@ -29,63 +29,158 @@ from xpg.cli.common import (
     add_command,
     braces,
     emit,
+    explanation_statement,
     load_args_target,
     parse_feature_list,
     positive_float,
     positive_int,
+    stated_prediction,
 )
 
 if TYPE_CHECKING:
     from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.ensemble import EnsembleExplainer
+    from xpg.explain.ensemble.explainer import OracleExplainer
 
 
 def _seed(args: argparse.Namespace, names: list[str]) -> list[str] | None:
     return parse_feature_list(args.seed, names) if args.seed else None
 
 
-def _names(target: ExplanationGraph | EnsembleExplainer) -> list[str]:
+def _names(target: ExplanationGraph | OracleExplainer) -> list[str]:
     from xpg.core.xpgraph import ExplanationGraph
 
     return target.var_names if isinstance(target, ExplanationGraph) else target.features
 
 
-def _one(args: argparse.Namespace, kind: str) -> tuple[tuple[str, ...] | None, float, str | None]:
-    """One explanation of ``kind`` for FILE: the features, the seconds, the ensemble route."""
+def _one(args: argparse.Namespace, kind: str) -> tuple[dict[str, Any], str]:
+    """One explanation of ``kind`` for FILE within ``--timeout`` (as ``xpg member``: on an
+    explanation graph a timer signal, on an oracle route its deadline, by default
+    :data:`~xpg.cli.common.ORACLE_TIMEOUT` seconds): the JSON document and the text."""
     from xpg.core.xpgraph import ExplanationGraph
 
-    target = load_args_target(args)
+    given = args.timeout
+    try:
+        target = load_args_target(args)  # sets the default on the oracle routes
+        timeout, default = args.timeout, given is None and args.timeout is not None
+    finally:
+        args.timeout = given  # each --row starts from the option as given
     seed = _seed(args, _names(target))
     if isinstance(target, ExplanationGraph):
+        from xpg.cli.membership import _alarm, _OutOfTime
         from xpg.explain.axp_cxp import find_axp, find_cxp
 
         start = time.perf_counter()
-        found = find_axp(target, seed=seed) if kind == "axp" else find_cxp(target, seed=seed)
-        return found, time.perf_counter() - start, None
+        try:
+            with _alarm(timeout):
+                found = (
+                    find_axp(target, seed=seed) if kind == "axp" else find_cxp(target, seed=seed)
+                )
+        except _OutOfTime:
+            return _out_of_time(target, kind, time.perf_counter() - start, None, timeout, default)
+        return _answer(target, kind, found, time.perf_counter() - start, None)
+    from xpg.explain.ensemble.oracle import OracleTimeout
+
     with target:
         start = time.perf_counter()
-        found = target.find_axp(seed) if kind == "axp" else target.find_cxp(seed)
-        return found, time.perf_counter() - start, target.route
+        try:
+            with _oracle_deadline(target, timeout):
+                found = target.find_axp(seed) if kind == "axp" else target.find_cxp(seed)
+        except OracleTimeout:
+            seconds = time.perf_counter() - start
+            return _out_of_time(target, kind, seconds, target.route, timeout, default)
+        return _answer(target, kind, found, time.perf_counter() - start, target.route)
+
+
+@contextlib.contextmanager
+def _oracle_deadline(target: OracleExplainer, timeout: float | None) -> Iterator[None]:
+    """The explainer's oracle stops ``timeout`` seconds from now (its checks then raise
+    :class:`~xpg.explain.ensemble.oracle.OracleTimeout`); nothing on the graph route."""
+    oracle = getattr(target, "_oracle", None)
+    if timeout is None or oracle is None:
+        yield
+        return
+    before = oracle.deadline
+    oracle.deadline = time.perf_counter() + timeout
+    try:
+        yield
+    finally:
+        oracle.deadline = before
+
+
+def _budget_note(what: str, timeout: float | None, default: bool) -> str:
+    """The one-line note of a query cut by its time budget (``default``: the budget was
+    :data:`~xpg.cli.common.ORACLE_TIMEOUT`, not given)."""
+    budget = "the default time budget" if default else "the time budget"
+    return f"{what}: {budget} of {timeout:g} s was reached (raise it with --timeout S)"
+
+
+def _out_of_time(
+    target: ExplanationGraph | OracleExplainer,
+    kind: str,
+    seconds: float,
+    route: str | None,
+    timeout: float | None,
+    default: bool,
+) -> tuple[dict[str, Any], str]:
+    """The document and text of an explanation not found within the time budget: the fields
+    of an answer, null, with ``"timed_out": true`` and a ``"note"``."""
+    doc: dict[str, Any] = {"kind": kind, "features": None, "seconds": seconds}
+    if route is not None:
+        doc["route"] = route
+    prediction = stated_prediction(target)
+    lines = [] if prediction is None else [f"prediction: {prediction}"]
+    if prediction is not None:
+        doc["prediction"] = prediction
+        if kind == "axp":
+            doc["conditions"] = None
+        else:
+            doc.update(counterexample=None, counterexample_class=None)
+    note = _budget_note(f"no {'AXp' if kind == 'axp' else 'CXp'} found", timeout, default)
+    doc["timed_out"] = True
+    doc["note"] = note
+    lines.append(note if route is None else f"{note} (route: {route})")
+    return doc, "\n".join(lines)
+
+
+def _answer(
+    target: ExplanationGraph | OracleExplainer,
+    kind: str,
+    found: tuple[str, ...] | None,
+    seconds: float,
+    route: str | None,
+) -> tuple[dict[str, Any], str]:
+    """The document and text of one explanation: the set, and for a model file the
+    prediction and what the explanation means (:func:`explanation_statement`)."""
+    doc: dict[str, Any] = {
+        "kind": kind,
+        "features": sorted(found) if found is not None else None,
+        "seconds": seconds,
+    }
+    if route is not None:
+        doc["route"] = route
+    prediction = stated_prediction(target)
+    lines = [] if prediction is None else [f"prediction: {prediction}"]
+    if prediction is not None:
+        doc["prediction"] = prediction
+    if found is None:
+        lines.append("no CXp: the prediction cannot change")
+        if prediction is not None:
+            doc.update(counterexample=None, counterexample_class=None)
+        return doc, "\n".join(lines)
+    fields, meaning = explanation_statement(target, kind, found)
+    doc.update(fields)
+    lines.append(f"{'AXp' if kind == 'axp' else 'CXp'} {braces(found)}{meaning}")
+    return doc, "\n".join(lines)
 
 
 def cmd_axp(args: argparse.Namespace) -> int:
     """Handler of ``xpg axp`` (a tree-ensemble model adds ``"route"`` to the JSON)."""
-    axp, seconds, route = _one(args, "axp")
-    assert axp is not None
-    doc: dict[str, Any] = {"kind": "axp", "features": sorted(axp), "seconds": seconds}
-    if route is not None:
-        doc["route"] = route
-    return emit(args, doc, f"AXp {braces(axp)}")
+    return emit(args, *_one(args, "axp"))
 
 
 def cmd_cxp(args: argparse.Namespace) -> int:
     """Handler of ``xpg cxp`` (a tree-ensemble model adds ``"route"`` to the JSON)."""
-    cxp, seconds, route = _one(args, "cxp")
-    text = f"CXp {braces(cxp)}" if cxp is not None else "no CXp: the prediction cannot change"
-    doc = {"kind": "cxp", "features": sorted(cxp) if cxp is not None else None, "seconds": seconds}
-    if route is not None:
-        doc["route"] = route
-    return emit(args, doc, text)
+    return emit(args, *_one(args, "cxp"))
 
 
 class Terminated(BaseException):
@@ -125,22 +220,36 @@ def cmd_enum(args: argparse.Namespace) -> int:
     from xpg.core.xpgraph import ExplanationGraph
     from xpg.explain.marco import Enumerator
 
-    target = load_args_target(args)
+    given = args.timeout
+    try:
+        target = load_args_target(args)  # sets the default on the oracle routes
+        default = given is None and args.timeout is not None
+    finally:
+        args.timeout, timeout = given, args.timeout  # each --row starts from the option given
+    prediction = stated_prediction(target)
+    if prediction is not None:  # loaded before the enumeration's clock starts
+        import xpg.explain.describe  # noqa: F401
     status = 0
     route = None
+    described = 0.0  # seconds spent stating explanations, not enumerating them
     en: Any
     if isinstance(target, ExplanationGraph):
-        en = Enumerator(target, limit=args.limit, timeout=args.timeout)
+        en = Enumerator(target, limit=args.limit, timeout=timeout)
         owner: Any = contextlib.nullcontext()
     else:
-        en = target.iter_explanations(limit=args.limit, timeout=args.timeout)
+        en = target.iter_explanations(limit=args.limit, timeout=timeout)
         owner, route = target, target.route
     with owner, en:
+        if prediction is not None and not args.json:
+            print(f"prediction: {prediction}", flush=True)
         try:
             with _sigterm_raises():
                 for found in en:
                     if not args.json:
-                        print(f"{found.kind.upper()} {braces(found.features)}", flush=True)
+                        start = time.perf_counter()
+                        _, meaning = explanation_statement(target, found.kind, found.features)
+                        described += time.perf_counter() - start
+                        print(f"{found.kind.upper()} {braces(found.features)}{meaning}", flush=True)
         except KeyboardInterrupt:
             status = 130
         except Exception as err:
@@ -151,13 +260,25 @@ def cmd_enum(args: argparse.Namespace) -> int:
         except Terminated:
             status = 143
         result = en.result()
+        result.seconds = max(result.seconds - described, 0.0)
+        doc = result.to_json()
+        if prediction is not None:
+            doc["prediction"] = prediction
+            if args.json and not status:  # interrupted: out at once, without them
+                doc.update(_statements(target, result))
     if status:
         result.complete = False
     state = "complete" if result.complete else "INCOMPLETE (budget reached)"
+    found = len(result.axps) + len(result.cxps)
+    if not result.complete and default and (args.limit is None or found < args.limit):
+        state = (
+            f"INCOMPLETE (budget reached: the default --timeout of {timeout:g} s; "
+            "raise it with --timeout)"
+        )
     if status:
         state = f"INCOMPLETE (interrupted by {'SIGINT' if status == 130 else 'SIGTERM'})"
     summary = f"{len(result.axps)} AXps, {len(result.cxps)} CXps, {state}, {result.seconds:.4f} s"
-    doc = result.to_json()
+    doc["complete"] = result.complete
     if route is not None:
         doc["route"] = route
         summary += f" (route: {route})"
@@ -165,23 +286,63 @@ def cmd_enum(args: argparse.Namespace) -> int:
     return status
 
 
+def _statements(target: Any, result: Any) -> dict[str, Any]:
+    """The fields ``xpg enum --json`` adds for a model file besides the prediction: the
+    conditions of each AXp (aligned with ``"axps"``) and a counterexample of each CXp
+    (aligned with ``"cxps"``)."""
+    cxps = [explanation_statement(target, "cxp", c)[0] for c in result.cxps]
+    return {
+        "conditions": [
+            explanation_statement(target, "axp", a)[0]["conditions"] for a in result.axps
+        ],
+        "counterexamples": [c["counterexample"] for c in cxps],
+        "counterexample_classes": [c["counterexample_class"] for c in cxps],
+    }
+
+
 def _add_seed_argument(p: argparse.ArgumentParser, kind: str) -> None:
     p.add_argument("--seed", metavar="F1,F2,...", help=f"a weak {kind} to shrink: {FEATURES_HELP}")
+
+
+def _add_timeout_argument(p: argparse.ArgumentParser, kind: str) -> None:
+    from xpg.cli.common import ORACLE_TIMEOUT
+
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"stop after S seconds and say the budget was reached, with no {kind} (default: "
+        f"{ORACLE_TIMEOUT:g} on a model explained without a compiled graph, a tree ensemble or "
+        "a decision list too large to compile; none on a graph)",
+    )
 
 
 def register(subparsers: Any) -> None:
     """Add ``axp``, ``cxp`` and ``enum`` to the ``xpg`` sub-commands."""
     p = add_command(
-        subparsers, "axp", cmd_axp, help="one abductive explanation (why this prediction?)"
+        subparsers,
+        "axp",
+        cmd_axp,
+        help="one abductive explanation (why this prediction?)",
+        example="xpg axp model.json --instance x1=1,x2=0,age=70",
     )
     _add_seed_argument(p, "AXp")
+    _add_timeout_argument(p, "AXp")
     p = add_command(
         subparsers,
         "cxp",
         cmd_cxp,
         help="one contrastive explanation (what change could change it?)",
+        example="xpg cxp model.json --instance x1=1,x2=0,age=70 --json",
     )
     _add_seed_argument(p, "CXp")
-    p = add_command(subparsers, "enum", cmd_enum, help="all AXps and CXps, streamed (MARCO)")
+    _add_timeout_argument(p, "CXp")
+    p = add_command(
+        subparsers,
+        "enum",
+        cmd_enum,
+        help="all AXps and CXps, streamed (MARCO)",
+        example="xpg enum ../shared/xpg-examples/mux6/mux6_0.xpg --limit 10",
+    )
     p.add_argument("--limit", type=positive_int, help="stop after N explanations")
     p.add_argument("--timeout", type=positive_float, help="stop after S seconds")

@@ -16,19 +16,38 @@ import argparse
 from typing import Any
 
 from xpg.cli.common import (
+    BUDGET_HELP,
     add_command,
     add_json_argument,
+    compiled_graph,
     emit,
+    is_model_file,
     load_args_graph,
     load_input,
+    parse_instance,
+    positive_int,
+    read_model_file,
 )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Handler of ``xpg export``."""
+    """Handler of ``xpg export``: a model that does not compile within ``--budget`` is refused
+    with one line saying what to use instead."""
     from xpg.io import write_xpg
 
-    xg = load_args_graph(args)
+    if is_model_file(args.file) and args.instance is not None:
+        from xpg.core.xpgraph import ExplanationGraph
+
+        dg = compiled_graph(
+            read_model_file(args.file),
+            args.budget,
+            "xpg export writes the explanation graph of a compiled decision graph",
+            "use xpg axp, cxp or enum, which explain it without compiling",
+            args.file,
+        )
+        xg = ExplanationGraph.from_decision_graph(dg, parse_instance(dg, args.instance))
+    else:
+        xg = load_args_graph(args)
     write_xpg(xg, args.output)
     return emit(
         args,
@@ -72,14 +91,17 @@ def register(subparsers: Any) -> None:
         "export",
         cmd_export,
         help="write the .xpg explanation graph of a model and instance",
+        example="xpg export model.json --instance x1=1,x2=0,age=70 -o row.xpg",
     )
     p.add_argument("-o", "--output", required=True, help="the .xpg file to write")
+    p.add_argument("--budget", type=positive_int, metavar="N", help=BUDGET_HELP)
     p = add_command(
         subparsers,
         "validate",
         cmd_validate,
         help="check a model file or a .xpg file",
         file_arguments=False,
+        example="xpg validate ../shared/xpg-examples/mux6/mux6_0.xpg",
     )
     p.add_argument("file")
     add_json_argument(p)

@@ -75,10 +75,15 @@ def _rate(text: str) -> float:
     return value
 
 
-def _finish(args: argparse.Namespace, model: Any, doc: dict[str, Any], lines: list[str]) -> int:
+def _finish(
+    args: argparse.Namespace, model: Any, doc: dict[str, Any], lines: list[str], learned: bool
+) -> int:
+    """Save the model and report; a ``learned`` model's untested features take any value of
+    their kind (:func:`~xpg.learn.feature_types.declare_domains`)."""
     from xpg.io import save_model
+    from xpg.learn.feature_types import declare_domains
 
-    save_model(model, args.output)
+    save_model(declare_domains(model) if learned else model, args.output)
     return emit(args, {"output": args.output, **doc}, "\n".join([*lines, f"wrote {args.output}"]))
 
 
@@ -106,7 +111,8 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
         encoding=args.encoding,
         **optimal,
     )
-    return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
+    report = learned.report
+    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
 
 
 def cmd_learn_ensemble(args: argparse.Namespace) -> int:
@@ -125,7 +131,8 @@ def cmd_learn_ensemble(args: argparse.Namespace) -> int:
         missing=args.missing,
         **params,
     )
-    return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
+    report = learned.report
+    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
 
 
 def cmd_learn_list(args: argparse.Namespace) -> int:
@@ -147,7 +154,8 @@ def cmd_learn_list(args: argparse.Namespace) -> int:
         learner=args.list_learner,
         **params,
     )
-    return _finish(args, learned.model, learned.report.to_dict(), learned.report.lines())
+    report = learned.report
+    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
 
 
 def cmd_learn_risk_score(args: argparse.Namespace) -> int:
@@ -166,7 +174,7 @@ def cmd_learn_risk_score(args: argparse.Namespace) -> int:
     )
     card = learned.model.describe()
     doc = {**learned.report.to_dict(), "score_card": card}
-    return _finish(args, learned.model, doc, [*learned.report.lines(), card])
+    return _finish(args, learned.model, doc, [*learned.report.lines(), card], learned=True)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -211,7 +219,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"{len(model.features)} features ({kind_text})",
         f"size: {size_text}; features used: {len(used)}",
     ]
-    return _finish(args, model, doc, lines)
+    # domains read off --features-from are learned; a --features file declares its own
+    return _finish(args, model, doc, lines, learned=args.features is None)
 
 
 def _data_arguments(p: argparse.ArgumentParser) -> None:
@@ -249,6 +258,7 @@ def register(subparsers: Any) -> None:
         "gzip allowed). Each column is typed as a feature: 0/1 values boolean, integers "
         "integer on their observed range, strings categorical, other numbers real.",
         file_arguments=False,
+        example="xpg learn tree data.csv --target label -o model.json",
     )
     learners = p.add_subparsers(dest="learner", metavar="LEARNER", required=True)
     tree = learners.add_parser(
@@ -258,6 +268,7 @@ def register(subparsers: Any) -> None:
         "the most accurate tree of the depth limit on the training rows (STreeD, pystreed); "
         "categorical columns are encoded for it and tested by sets of their categories in "
         "the written model.",
+        epilog="example: xpg learn tree data.csv --target label --max-depth 4 -o tree.json",
     )
     _data_arguments(tree)
     tree.add_argument("--max-depth", type=positive_int, default=6, help="default 6")
@@ -274,8 +285,8 @@ def register(subparsers: Any) -> None:
         choices=("cart", "optimal"),
         default="cart",
         help="cart: scikit-learn's greedy CART (default); optimal: the most accurate tree "
-        "of depth at most --max-depth on the training rows (STreeD; pip install "
-        "'xpg-toolkit[optimal]')",
+        "of depth at most --max-depth on the training rows (STreeD; pip install -e "
+        "'.[optimal]' from the clone)",
     )
     tree.add_argument(
         "--time-limit",
@@ -310,7 +321,12 @@ def register(subparsers: Any) -> None:
             3,
         ),
     ):
-        ens = learners.add_parser(kind, help=helptext, description=description)
+        ens = learners.add_parser(
+            kind,
+            help=helptext,
+            description=description,
+            epilog=f"example: xpg learn {kind} data.csv --target label --trees 50 -o {kind}.json",
+        )
         _data_arguments(ens)
         ens.add_argument("--trees", type=positive_int, default=100, metavar="N", help="default 100")
         ens.add_argument("--max-depth", type=positive_int, default=depth, help=f"default {depth}")
@@ -333,13 +349,14 @@ def register(subparsers: Any) -> None:
     rules = learners.add_parser(
         "list",
         help="a decision list: RIPPER (the 'rules' extra), or CN2 with Orange3 (--learner cn2)",
-        description="Learn a decision list with RIPPER (wittgenstein: pip install "
-        "'xpg-toolkit[rules]'), whose conditions test feature = value, so every feature "
+        description="Learn a decision list with RIPPER (wittgenstein: pip install -e "
+        "'.[rules]' from the clone), whose conditions test feature = value, so every feature "
         "column must be boolean, integer or categorical; or, with --learner cn2, an ordered "
         "CN2 rule list learned by Orange3 (the core paper's learner), which also tests "
         "real columns by thresholds. Orange3 runs in an environment of its own, created on "
         "first use in $XPG_ENVS_DIR/orange3 (default ~/.cache/xpg/envs/orange3; pip, about "
         "470 MB, a minute or so).",
+        epilog="example: xpg learn list data.csv --target label --positive yes -o list.json",
     )
     _data_arguments(rules)
     rules.add_argument(
@@ -365,6 +382,7 @@ def register(subparsers: Any) -> None:
         "threshold with one point per boosting round, the positive class when the total "
         "score is >= 0. Feature columns must be numeric (boolean, integer or real) and the "
         "target must have two classes; the score card is printed in the data's own units.",
+        epilog="example: xpg learn risk-score data.csv --target y --conditions 5 -o card.json",
     )
     _data_arguments(risk)
     risk.add_argument(
@@ -396,6 +414,7 @@ def register(subparsers: Any) -> None:
         + PICKLE_WARNING
         + ".",
         file_arguments=False,
+        example="xpg import forest.skops --features-from data.csv -o forest.json",
     )
     p.add_argument("estimator", metavar="ESTIMATOR", help="a .skops file (or .pkl/.pickle/.joblib)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="file to write")

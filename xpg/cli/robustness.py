@@ -1,13 +1,20 @@
 """``xpg robustness``: the exact l-infinity robustness of a decision, with a counterexample.
 
+The model is compiled (within ``--budget``) and its decision graph searched
+(:func:`~xpg.explain.exact_robustness.robustness`); a tree ensemble or a decision list that
+does not compile within the budget is searched through its SAT oracle instead
+(:func:`~xpg.explain.oracle_robustness.oracle_robustness`, route ``sat-pb`` or ``list-sat``),
+within ``--timeout`` seconds (default :data:`~xpg.cli.common.ORACLE_TIMEOUT`): past them the
+answer says so (``"timed_out": true`` and a ``"note"``, ``"distance": null``).
+
 Examples
 --------
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="xpg")
 >>> register(parser.add_subparsers(dest="command"))
 >>> args = parser.parse_args(["robustness", "m.json", "--instance", "x=1", "--radius", "0.5"])
->>> args.func is cmd_robustness, args.radius, args.route
-(True, 0.5, 'auto')
+>>> args.func is cmd_robustness, args.radius, args.route, args.budget, args.timeout
+(True, 0.5, 'auto', None, None)
 
 References
 ----------
@@ -22,13 +29,21 @@ import math
 from typing import Any
 
 from xpg.cli.common import (
+    BUDGET_HELP,
+    ENSEMBLE_TYPES,
     INSTANCE_HELP,
+    ORACLE_TIMEOUT,
     add_command,
     add_json_argument,
+    compiled_graph,
     is_model_file,
     parse_instance,
+    positive_float,
+    positive_int,
+    read_input_text,
+    read_model_file,
 )
-from xpg.errors import InvalidInstanceError, InvalidModelError
+from xpg.errors import GraphTooLargeError, InvalidInstanceError, InvalidModelError
 
 
 def _radius(text: str) -> float:
@@ -50,31 +65,89 @@ def _fmt(values: dict[str, Any]) -> str:
     )
 
 
+class _Compiled:
+    """A model with its decision graph already compiled (within the command's budget), for
+    :func:`~xpg.explain.exact_robustness.robustness`: the graph is searched, the model
+    itself classifies the counterexample."""
+
+    def __init__(self, model: Any, dg: Any) -> None:
+        self.model, self.dg = model, dg
+
+    def to_decision_graph(self) -> Any:
+        return self.dg
+
+    def predict(self, x: Any) -> Any:
+        return self.model.predict(x)
+
+
+def _without_graph(args: argparse.Namespace, model: Any, too_large: GraphTooLargeError) -> Any:
+    """The robustness of a model too large to compile, through its oracle (route auto);
+    None when the time budget ran out."""
+    import time
+
+    from xpg.core.graph import DecisionGraph
+    from xpg.explain.ensemble.oracle import OracleTimeout
+    from xpg.explain.oracle_robustness import oracle_robustness
+
+    if args.route != "auto":
+        raise too_large
+    instance = parse_instance(DecisionGraph(model.features), args.instance)
+    oracle: Any
+    if model.json_type == "decision-list":
+        from xpg.explain.list_oracle import DecisionListOracle, ListSpace
+
+        oracle = DecisionListOracle(ListSpace(model, instance))
+    else:
+        from xpg.explain.ensemble.oracle import EnsembleOracle
+        from xpg.explain.ensemble.space import CellSpace
+
+        oracle = EnsembleOracle(CellSpace(model, instance))
+    with oracle:
+        oracle.deadline = time.perf_counter() + args.timeout
+        try:
+            return oracle_robustness(oracle, radius=args.radius)
+        except OracleTimeout:
+            return None
+
+
 def cmd_robustness(args: argparse.Namespace) -> int:
     """Handler of ``xpg robustness``."""
     import json
 
-    from xpg.errors import InvalidGraphError
     from xpg.explain.exact_robustness import robustness
-    from xpg.io import read_model
 
     if not is_model_file(args.file):
+        from xpg.io.xpg_format import refuse_table
+
+        refuse_table(read_input_text(args.file), args.file)  # a data table given as the model
         raise InvalidModelError(
             f"{args.file}: expected a JSON model file (an explanation graph fixes the instance "
             "and has no feature values to move)"
         )
-    model = read_model(args.file)
-    try:
-        dg = model.to_decision_graph()
-        dg.validate()
-    except InvalidGraphError as err:
-        raise InvalidModelError(f"{args.file}: model: {err}") from None
+    model = read_model_file(args.file)
     if args.instance is None:
         raise InvalidInstanceError(
             f"{args.file} is a model file: give the instance with --instance name=value,..."
         )
-    instance = parse_instance(dg, args.instance)
-    result = robustness(model, instance, radius=args.radius, route=args.route)
+    if args.timeout is None:
+        args.timeout = ORACLE_TIMEOUT
+    try:
+        dg = compiled_graph(
+            model,
+            args.budget,
+            "xpg robustness --route read-once or best-first searches a compiled decision graph",
+            "use --route auto, which decides it with the SAT oracle, without compiling",
+            args.file,
+        )
+    except GraphTooLargeError as err:
+        if model.json_type not in ("decision-list", *ENSEMBLE_TYPES):
+            raise
+        result = _without_graph(args, model, err)
+        if result is None:
+            return _timed_out(args, model)
+    else:
+        instance = parse_instance(dg, args.instance)
+        result = robustness(_Compiled(model, dg), instance, radius=args.radius, route=args.route)
     doc = result.to_json()
     if args.json:
         print(json.dumps(doc))
@@ -95,6 +168,30 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     return 0
 
 
+def _timed_out(args: argparse.Namespace, model: Any) -> int:
+    """The answer when the oracle's time budget ran out: no distance, and what to do."""
+    import json
+
+    route = "list-sat" if model.json_type == "decision-list" else "sat-pb"
+    note = (
+        f"undecided: the time budget of {args.timeout:g} s was reached before the search "
+        "ended (raise it with --timeout S)"
+    )
+    doc = {
+        "distance": None,
+        "counterexample": None,
+        "counterexample_class": None,
+        "seconds": args.timeout,
+        "route": route,
+        "timed_out": True,
+        "note": note,
+    }
+    if args.radius is not None:
+        doc.update(radius=args.radius, robust=None)
+    print(json.dumps(doc) if args.json else f"robustness {note} (route {route})")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     """Add ``robustness`` to the ``xpg`` sub-commands."""
     p = add_command(
@@ -103,6 +200,7 @@ def register(subparsers: Any) -> None:
         cmd_robustness,
         help="exact l-infinity distance to the nearest input of another class",
         file_arguments=False,
+        example="xpg robustness model.json --instance x1=1,x2=0,age=70 --radius 5",
     )
     p.add_argument("file", help="a JSON model file")
     p.add_argument(
@@ -117,6 +215,15 @@ def register(subparsers: Any) -> None:
         "--route",
         choices=["auto", "read-once", "best-first"],
         default="auto",
-        help="min-max programme on read-once graphs, best-first search on any (default: auto)",
+        help="min-max programme on read-once graphs, best-first search on any; auto picks "
+        "one, or the SAT oracle when the model does not compile within --budget (default)",
+    )
+    p.add_argument("--budget", type=positive_int, metavar="N", help=BUDGET_HELP)
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"stop the SAT oracle's search after S seconds (default {ORACLE_TIMEOUT:g}) and "
+        "say so",
     )
     add_json_argument(p)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 from typing import Literal as TypingLiteral
 
-from xpg.errors import BackendUnavailableError, InvalidModelError
+from xpg.errors import BackendUnavailableError, GraphTooLargeError, InvalidModelError
 
 Backend = TypingLiteral["autoref", "cudd"]
 BACKENDS: tuple[str, ...] = ("autoref", "cudd")
@@ -60,6 +60,69 @@ def cofactors(u: Any) -> tuple[Any, Any]:
     """
     low, high = u.low, u.high
     return (~low, ~high) if u.negated else (low, high)
+
+
+def check_size(bdd: Any, budget: int | None, what: str = "the diagram") -> None:
+    """Raise :class:`~xpg.errors.GraphTooLargeError` when the manager holds more than
+    ``budget`` live nodes (None: no limit).
+
+    dd's pure-Python back-end keeps dead nodes until its garbage is collected, so a count
+    above the budget is taken again after a collection; CUDD counts its own.
+
+    Examples
+    --------
+    >>> bdd = bdd_manager(["a", "b", "c"])
+    >>> u = bdd.var("a") & bdd.var("b") & bdd.var("c")
+    >>> check_size(bdd, 10)
+    >>> check_size(bdd, 2, "the list")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.GraphTooLargeError: the list is too large to compile: it needs more than ...
+    """
+    if budget is None or len(bdd) <= budget:
+        return
+    if hasattr(bdd, "collect_garbage"):
+        bdd.collect_garbage()
+    if len(bdd) > budget:
+        raise GraphTooLargeError(
+            f"{what} is too large to compile: it needs more than the budget of {budget} "
+            "diagram nodes"
+        )
+
+
+def diagram_size(functions: Sequence[Any], limit: int | None = None) -> int:
+    """The nodes of the multi-terminal diagram of ``functions`` taken together (one node per
+    distinct tuple of their cofactors, terminals included: what
+    :meth:`~xpg.models.obdd.OBDD.to_decision_graph` makes), counted up to ``limit + 1``.
+
+    Examples
+    --------
+    >>> bdd = bdd_manager(["a", "b"])
+    >>> a, b = bdd.var("a"), bdd.var("b")
+    >>> diagram_size([a & b]), diagram_size([a & b, ~(a & b)]), diagram_size([~a, a & ~b, a & b])
+    (4, 4, 5)
+    """
+    seen: set[tuple[int, ...]] = set()
+    stack = [tuple(functions)]
+    while stack:
+        fs = stack.pop()
+        key = tuple(int(f) for f in fs)
+        if key in seen:
+            continue
+        seen.add(key)
+        if limit is not None and len(seen) > limit:
+            break
+        levels = [f.level for f in fs if f.var is not None]
+        if not levels:
+            continue
+        top = min(levels)
+        lows, highs = [], []
+        for f in fs:
+            lo, hi = cofactors(f) if f.var is not None and f.level == top else (f, f)
+            lows.append(lo)
+            highs.append(hi)
+        stack += [tuple(lows), tuple(highs)]
+    return len(seen)
 
 
 def manager_order(bdd: Any) -> list[str]:

@@ -1,7 +1,10 @@
 """Reduced ordered multi-valued decision diagrams, hash-consed (:class:`MDDBuilder`).
 
 One operation is what the compilers need, ``IF conjunction THEN a ELSE b`` (the apply step of
-Bryant's algorithm specialised to a conjunction of literals).  Each level's domain is a list
+Bryant's algorithm specialised to a conjunction of literals).  A builder may be given a
+``budget``, the most nodes it makes: the next one raises
+:class:`~xpg.errors.GraphTooLargeError` (checked as each node is made, so memory stays within
+the budget however the diagram would grow).  Each level's domain is a list
 of *cells*: the classes of values that every literal of the model treats alike
 (:func:`~xpg.core.valuesets.feature_cells`), so real and unbounded integer features get an
 ordered MDD too.
@@ -21,6 +24,7 @@ from typing import Any
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.core.graph import DecisionGraph
 from xpg.core.valuesets import union
+from xpg.errors import GraphTooLargeError
 
 NodeId = Hashable
 
@@ -38,10 +42,28 @@ class MDDBuilder:
     ----------
     sizes : sequence of int
         The number of cells of each level, level 0 first.
+    budget : int, optional
+        The most nodes (terminals included) the builder makes; the next raises
+        :class:`~xpg.errors.GraphTooLargeError` with ``what`` in its message.  None: no limit.
+    what : str
+        What is being compiled, for that message.
+
+    Examples
+    --------
+    >>> mdd = MDDBuilder([2, 2], budget=3)
+    >>> a = mdd.node(0, [mdd.terminal(0), mdd.terminal(1)])
+    >>> mdd.node(1, [a, mdd.terminal(0)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.GraphTooLargeError: the diagram is too large to compile: it needs more than ...
     """
 
-    def __init__(self, sizes: Sequence[int]) -> None:
+    def __init__(
+        self, sizes: Sequence[int], budget: int | None = None, what: str = "the diagram"
+    ) -> None:
         self.sizes = [int(s) for s in sizes]
+        self.budget = budget
+        self.what = what
         self.n_levels = len(self.sizes)
         self.level: list[int] = []
         self.children: list[tuple[int, ...]] = []
@@ -52,6 +74,7 @@ class MDDBuilder:
     def terminal(self, label: int) -> int:
         """The terminal of class index ``label``."""
         if label not in self._terminals:
+            self._spend()
             self._terminals[label] = len(self.level)
             self.level.append(self.n_levels)
             self.children.append(())
@@ -68,11 +91,20 @@ class MDDBuilder:
         key = (level, kids)
         found = self._unique.get(key)
         if found is None:
+            self._spend()
             found = self._unique[key] = len(self.level)
             self.level.append(level)
             self.children.append(kids)
             self.label.append(-1)
         return found
+
+    def _spend(self) -> None:
+        """Refuse a node beyond the budget."""
+        if self.budget is not None and len(self.level) >= self.budget:
+            raise GraphTooLargeError(
+                f"{self.what} is too large to compile: it needs more than the budget of "
+                f"{self.budget} diagram nodes"
+            )
 
     def ite_conjunction(
         self, term: Sequence[tuple[int, frozenset[int]]], then: int, otherwise: int

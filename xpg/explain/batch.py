@@ -12,7 +12,12 @@ Feature names are sorted inside each explanation; the lists keep the order in wh
 enumeration found them.  ``"label"`` (the target column's value, as text) follows the
 prediction when a target column is named and present; ``kinds`` containing ``"features"``
 adds ``"necessary"``, ``"relevant"`` and ``"irrelevant"`` (sorted names,
-:func:`~xpg.explain.relevance.classify_features`), and ``"robustness"`` adds
+:func:`~xpg.explain.relevance.classify_features`); ``"conditions"`` says what
+the explanations mean, as ``xpg enum --json`` does: ``"conditions"`` aligned with ``"axps"``
+(the condition each feature satisfies, ``"proline > 900.5"``), ``"counterexamples"`` and
+``"counterexample_classes"`` aligned with ``"cxps"``
+(:func:`~xpg.explain.describe.explanation_conditions`; opt-in: describing can cost more
+than enumerating on small trees), and ``"robustness"`` adds
 ``"robustness": {"distance": ..., "counterexample": {...}, "counterexample_class": ...}``
 (:func:`~xpg.explain.exact_robustness.robustness`, as ``xpg robustness --json`` prints it;
 ``null`` distance and counterexample when no input is classified otherwise).  A row that
@@ -25,9 +30,19 @@ the compile budget (``graph_budget``, edges; small ensembles, where it is the fa
 otherwise (100 trees of depth 6, say) each row is explained by its own
 :class:`~xpg.explain.ensemble.EnsembleExplainer` (SAT oracle over the vote), built and closed
 inside :meth:`BatchExplainer.explain_row`, so that what workers receive is the model, never a
-solver.  The records are the same, field by field; ``"robustness"`` needs the graph and is
+solver.  A decision list (:class:`~xpg.models.decision_list.DecisionList`) whose diagram does
+not fit its compile budget goes the same way, each row with its own
+:class:`~xpg.explain.list_oracle.DecisionListExplainer` (SAT oracle over the list).  The
+records are the same, field by field; ``"robustness"`` is computed by the list's oracle
+(:func:`~xpg.explain.oracle_robustness.oracle_robustness`), and needs the graph and is
 refused up front (:class:`~xpg.errors.InvalidQueryError`) for an ensemble that does not
 compile.
+
+Each row's enumeration has a budget, so that no row runs unbounded: at most
+:data:`DEFAULT_LIMIT` explanations (AXps and CXps together) by default, and on the oracle
+routes (ensemble, list) at most :data:`DEFAULT_ORACLE_TIMEOUT` seconds (a compiled graph's rows
+take milliseconds: no time limit, which would cost a timer thread per row).  A row that reaches it
+has ``"complete": false``; ``limit=None, timeout=None`` lists every explanation.
 
 Examples
 --------
@@ -51,7 +66,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -66,14 +81,31 @@ from xpg.errors import (
     XpgError,
 )
 from xpg.explain.exact_robustness import robustness
-from xpg.explain.marco import enumerate_explanations
+from xpg.explain.marco import _checked_limit, _checked_timeout, enumerate_explanations
+from xpg.explain.oracle_robustness import oracle_robustness
 from xpg.explain.relevance import classify_features
 
 #: what a record may hold besides the prediction: the explanation lists, the feature classes,
 #: the exact robustness
-KINDS: tuple[str, ...] = ("axp", "cxp", "features", "robustness")
+KINDS: tuple[str, ...] = ("axp", "cxp", "conditions", "features", "robustness")
 
 Record = dict[str, Any]
+
+#: the default budget of each row: explanations (AXps and CXps together)...
+DEFAULT_LIMIT = 100
+#: ... and seconds, on the oracle routes (a tree ensemble or a decision list too large to
+#: compile); a compiled graph's rows have no default time limit
+DEFAULT_ORACLE_TIMEOUT = 10.0
+
+
+def _is_interrupt(err: BaseException) -> bool:
+    """An error that stands for Ctrl-C: z3 catches SIGINT during a check and answers
+    "unknown" (the ensemble oracle then raises an :class:`InvalidQueryError` saying so), and
+    python-sat may raise its own error; neither lets Python see the signal."""
+    text = str(err).lower()
+    if isinstance(err, XpgError):
+        return "interrupted from keyboard" in text
+    return type(err).__module__ == "pysolvers" and "keyboard interrupt" in text
 
 
 def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
@@ -116,15 +148,39 @@ def as_decision_graph(model: Any) -> DecisionGraph:
     )
 
 
-def _graph_or_ensemble(model: Any, budget: int | None) -> tuple[DecisionGraph | None, Any]:
-    """``model``'s decision graph, or (None, the ensemble) for a tree ensemble that does not
-    compile within ``budget`` diagram edges."""
-    from xpg.models.ensemble import GRAPH_BUDGET, TreeEnsemble
+def _oracle_routes() -> dict[type, tuple[str, type, int]]:
+    """Per model kind explained by an oracle when it does not compile: the route
+    :class:`BatchExplainer` reports, the explainer class and the default compile budget."""
+    from xpg.explain.ensemble import EnsembleExplainer
+    from xpg.explain.list_oracle import ROUTE, DecisionListExplainer
+    from xpg.models import decision_list, ensemble
 
-    if not isinstance(model, TreeEnsemble):
+    return {
+        ensemble.TreeEnsemble: ("ensemble", EnsembleExplainer, ensemble.GRAPH_BUDGET),
+        decision_list.DecisionList: (ROUTE, DecisionListExplainer, decision_list.GRAPH_BUDGET),
+    }
+
+
+def _oracle_route(model: Any) -> tuple[str, type, int] | None:
+    """The route, explainer class and default compile budget of ``model`` (None: a model
+    always compiled).
+
+    >>> from xpg.examples import and_graph
+    >>> _oracle_route(and_graph()) is None
+    True
+    """
+    return next((v for k, v in _oracle_routes().items() if isinstance(model, k)), None)
+
+
+def _graph_or_model(model: Any, budget: int | None) -> tuple[DecisionGraph | None, Any]:
+    """``model``'s decision graph, or (None, the model) for a tree ensemble or a decision list
+    that does not compile within ``budget`` (ensembles: diagram edges, lists: diagram nodes;
+    default: the model kind's ``GRAPH_BUDGET``)."""
+    route = _oracle_route(model)
+    if route is None:
         return as_decision_graph(model), None
     try:
-        dg = model.to_decision_graph(GRAPH_BUDGET if budget is None else budget)
+        dg = model.to_decision_graph(route[2] if budget is None else budget)
     except GraphTooLargeError:
         return None, model
     dg.validate()
@@ -213,6 +269,19 @@ def _label_text(value: Any) -> str | None:
     return str(value)
 
 
+def _described(target: Any, axps: list[list[str]], cxps: list[list[str]]) -> Record:
+    """What the explanations mean: each AXp's conditions, each CXp's counterexample and the
+    class it gets (the fields ``xpg enum --json`` adds)."""
+    from xpg.explain.describe import explanation_conditions, explanation_counterexample
+
+    changes = [explanation_counterexample(target, c) for c in cxps]
+    return {
+        "conditions": [explanation_conditions(target, a) for a in axps],
+        "counterexamples": [values for values, _ in changes],
+        "counterexample_classes": [str(cls) for _, cls in changes],
+    }
+
+
 class BatchExplainer:
     """A compiled model and the options of a batch: turns rows into records.
 
@@ -221,17 +290,27 @@ class BatchExplainer:
     model : DecisionGraph, model of :mod:`xpg.models` or fitted scikit-learn tree
         Compiled once, here.
     kinds : str or iterable of str
-        Some of ``"axp"``, ``"cxp"``, ``"features"``, ``"robustness"`` (see :func:`parse_kinds`).
-    limit, timeout : optional
-        The enumeration budget of each row (explanations, seconds), as ``xpg enum``'s.
+        Some of ``"axp"``, ``"cxp"``, ``"conditions"``, ``"features"``, ``"robustness"`` (see
+        :func:`parse_kinds`).
+    limit : int or None
+        The most explanations (AXps and CXps together) listed per row; default
+        :data:`DEFAULT_LIMIT`, None: no limit.
+    timeout : float, None or "auto"
+        The most seconds spent enumerating per row; ``"auto"`` (the default):
+        :data:`DEFAULT_ORACLE_TIMEOUT` on the oracle routes, no limit on a compiled graph;
+        None: no limit.  The attribute ``timeout`` holds the value in force.
     target : str, optional
         A column copied into each record as ``"label"`` when the row has it.
-
+    model_id : str, optional
+        Added to every record as its last field, ``"model"`` (``xpg explain`` writes the
+        model file's fingerprint there, which ``--resume`` checks).
     graph_budget : int, optional
         The compile budget of a tree ensemble, in diagram edges (default
-        :data:`~xpg.models.ensemble.GRAPH_BUDGET`); beyond it each row gets an
-        :class:`~xpg.explain.ensemble.EnsembleExplainer` (``route`` is then ``"ensemble"``,
-        otherwise ``"graph"``).
+        :data:`~xpg.models.ensemble.GRAPH_BUDGET`), or of a decision list, in diagram nodes
+        (default :data:`~xpg.models.decision_list.GRAPH_BUDGET`); beyond it each row gets an
+        :class:`~xpg.explain.ensemble.EnsembleExplainer` (``route`` is then ``"ensemble"``)
+        or a :class:`~xpg.explain.list_oracle.DecisionListExplainer` (``"list-sat"``);
+        otherwise ``route`` is ``"graph"``.
 
     The object is picklable: parallel routes send it to each worker once.
 
@@ -239,6 +318,8 @@ class BatchExplainer:
     ------
     InvalidQueryError
         For ``"robustness"`` on a tree ensemble too large to compile.
+    InvalidParameterError
+        For a limit below 1 or a negative or infinite timeout.
 
     Examples
     --------
@@ -254,30 +335,41 @@ class BatchExplainer:
         model: Any,
         *,
         kinds: str | Iterable[str] = ("axp", "cxp"),
-        limit: int | None = None,
-        timeout: float | None = None,
+        limit: int | None = DEFAULT_LIMIT,
+        timeout: float | Literal["auto"] | None = "auto",
         target: str | None = None,
+        model_id: str | None = None,
         graph_budget: int | None = None,
     ) -> None:
         self.kinds = parse_kinds(kinds)
-        self.dg, self.ensemble = _graph_or_ensemble(model, graph_budget)
+        self.limit = _checked_limit(limit)  # checked here, not once per row in a record
+        if timeout != "auto":
+            timeout = _checked_timeout(timeout)
+        #: the model explained by an oracle per row (None when it compiled: ``dg``)
+        self.dg, self.model = _graph_or_model(model, graph_budget)
         self.features: list[Feature]
         if self.dg is not None:
             self.features = list(self.dg.features)
             self.route = "graph"
         else:
-            self.features = list(self.ensemble.features)
-            self.route = "ensemble"
-            if "robustness" in self.kinds:
+            self.features = list(self.model.features)
+            self.route, self._explainer, _ = _oracle_route(self.model)  # type: ignore[misc]
+            if "robustness" in self.kinds and self.route == "ensemble":
                 raise InvalidQueryError(
-                    f"kind 'robustness': this tree ensemble ({len(self.ensemble)} trees) is "
+                    f"kind 'robustness': this tree ensemble ({len(self.model)} trees) is "
                     "too large to compile into a decision graph, which exact robustness "
                     "needs (axp, cxp and features work)"
                 )
-        self.limit = limit
-        self.timeout = timeout
+        if timeout == "auto":
+            timeout = DEFAULT_ORACLE_TIMEOUT if self.dg is None else None
+        self.timeout: float | None = timeout
         self.target = target
+        self.stamp: Record = {} if model_id is None else {"model": model_id}
         self._enumerate = "axp" in self.kinds or "cxp" in self.kinds
+
+    def error_record(self, row: int, message: str) -> Record:
+        """``{"row", "error"}`` (and the stamp, ``"model"``, when there is one)."""
+        return {"row": row, "error": message, **self.stamp}
 
     def _record(
         self, row: int, raw: Sequence[Any], label: tuple[bool, Any], converted: bool = False
@@ -290,45 +382,58 @@ class BatchExplainer:
                 else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
             )
             if self.dg is None:
-                from xpg.explain.ensemble import EnsembleExplainer
-
-                with EnsembleExplainer(self.ensemble, values) as ex:
+                with self._explainer(self.model, values) as ex:
                     record = self._explained(
                         row,
+                        ex,
                         ex.prediction,
                         label,
                         lambda: ex.enumerate(limit=self.limit, timeout=self.timeout),
                         ex.classify_features,
                     )
+                    if "robustness" in self.kinds:  # a decision list: refused for ensembles
+                        found = oracle_robustness(ex.oracle)
             else:
                 xg = ExplanationGraph.from_decision_graph(self.dg, values)
                 record = self._explained(
                     row,
+                    xg,
                     xg.prediction,
                     label,
                     lambda: enumerate_explanations(xg, limit=self.limit, timeout=self.timeout),
                     lambda: classify_features(xg),
                 )
             if "robustness" in self.kinds:
-                found = robustness(self.dg, values)
+                if self.dg is not None:
+                    found = robustness(self.dg, values)
                 record["robustness"] = {
                     k: v for k, v in found.to_json().items() if k not in ("seconds", "route")
                 }
         except XpgError as err:
-            return {"row": row, "error": " ".join(str(err).split())}
+            if _is_interrupt(err):
+                raise KeyboardInterrupt from None
+            return self.error_record(row, " ".join(str(err).split()))
+        except Exception as err:
+            if _is_interrupt(err):
+                raise KeyboardInterrupt from None
+            raise
         record["seconds"] = time.perf_counter() - start
+        if self.stamp:
+            record.update(self.stamp)
         return record
 
     def _explained(
         self,
         row: int,
+        target: Any,
         prediction: Any,
         label: tuple[bool, Any],
         enumerate_all: Callable[[], Any],
         classify: Callable[[], Any],
     ) -> Record:
         """A record's fields from the prediction, the enumeration and the feature classes of
-        either route (both results have the same attributes)."""
+        either route (both results have the same attributes); ``target``, the row's graph or
+        explainer, describes the explanations."""
         record: Record = {"row": row, "prediction": str(prediction)}
         if label[0]:
             record["label"] = _label_text(label[1])
@@ -339,6 +444,8 @@ class BatchExplainer:
             if "cxp" in self.kinds:
                 record["cxps"] = [sorted(x) for x in result.cxps]
             record["complete"] = result.complete
+            if "conditions" in self.kinds:
+                record.update(_described(target, record.get("axps", []), record.get("cxps", [])))
         if "features" in self.kinds:
             classes = classify()
             record["necessary"] = sorted(classes.necessary)
@@ -353,18 +460,16 @@ class BatchExplainer:
             missing = [f.name for f in self.features if f.name not in instance]
             if missing:
                 names = ", ".join(map(repr, missing))
-                return {"row": row, "error": f"the row has no value for feature(s) {names}"}
+                return self.error_record(row, f"the row has no value for feature(s) {names}")
             raw: Sequence[Any] = [instance[f.name] for f in self.features]
             has_label = self.target is not None and self.target in instance
             label = (has_label, instance[self.target] if has_label else None)  # type: ignore[index]
         else:
             raw = list(instance)
             if len(raw) != len(self.features):
-                return {
-                    "row": row,
-                    "error": f"expected {len(self.features)} values (one per feature), "
-                    f"found {len(raw)}",
-                }
+                return self.error_record(
+                    row, f"expected {len(self.features)} values (one per feature), found {len(raw)}"
+                )
             label = (False, None)
         return self._record(row, raw, label)
 
@@ -377,7 +482,7 @@ class BatchExplainer:
         if missing:
             names = ", ".join(map(repr, missing))
             for row in rows:
-                yield {"row": row, "error": f"the data has no column for feature(s) {names}"}
+                yield self.error_record(row, f"the data has no column for feature(s) {names}")
             return
         columns_ok = [column_values(f, frame[f.name]) for f in self.features]
         values = [v for v, _ in columns_ok]
@@ -403,21 +508,42 @@ class BatchExplainer:
 
 
 class EncodedChunk(NamedTuple):
-    """The records of a chunk as JSON Lines text, with how many rows and errors it holds."""
+    """The records of a chunk as JSON Lines text, with how many rows and errors it holds,
+    how many rows stopped at their budget (``"complete": false``) and the seconds the rows
+    took (their records' sum)."""
 
     text: str
     rows: int
     errors: int
+    incomplete: int = 0
+    seconds: float = 0.0
+
+
+def chunk_counts(records: Sequence[Record]) -> tuple[int, int, float]:
+    """Errors, rows stopped at their budget, and seconds, of some records.
+
+    >>> chunk_counts([{"row": 0, "complete": False, "seconds": 0.5}, {"row": 1, "error": "x"}])
+    (1, 1, 0.5)
+    """
+    errors = incomplete = 0
+    seconds = 0.0
+    for r in records:
+        if "error" in r:
+            errors += 1
+            continue
+        incomplete += r.get("complete") is False
+        seconds += r.get("seconds", 0.0)
+    return errors, incomplete, seconds
 
 
 def encode_records(records: Sequence[Record]) -> EncodedChunk:
     """Records as JSON Lines (one ``json.dumps`` per line, as ``xpg enum --json`` prints).
 
     >>> encode_records([{"row": 3, "error": "bad"}])
-    EncodedChunk(text='{"row": 3, "error": "bad"}\\n', rows=1, errors=1)
+    EncodedChunk(text='{"row": 3, "error": "bad"}\\n', rows=1, errors=1, incomplete=0, seconds=0.0)
     """
     text = "".join(json.dumps(r) + "\n" for r in records)
-    return EncodedChunk(text, len(records), sum("error" in r for r in records))
+    return EncodedChunk(text, len(records), *chunk_counts(records))
 
 
 def explain_many(
@@ -425,14 +551,15 @@ def explain_many(
     rows: Any,
     *,
     kinds: str | Iterable[str] = ("axp", "cxp"),
-    limit: int | None = None,
-    timeout: float | None = None,
+    limit: int | None = DEFAULT_LIMIT,
+    timeout: float | Literal["auto"] | None = "auto",
     target: str | None = None,
     start: int = 0,
 ) -> Iterator[Record]:
     """One record per row, lazily; the model is compiled once (see :class:`BatchExplainer`: a
-    tree ensemble too large to compile gets one :class:`~xpg.explain.ensemble.EnsembleExplainer`
-    per row).
+    tree ensemble or a decision list too large to compile gets one
+    :class:`~xpg.explain.ensemble.EnsembleExplainer` or
+    :class:`~xpg.explain.list_oracle.DecisionListExplainer` per row).
 
     Parameters
     ----------
@@ -444,8 +571,14 @@ def explain_many(
         Some of ``"axp"``, ``"cxp"`` (the explanation lists), ``"features"`` (necessary,
         relevant and irrelevant features) and ``"robustness"`` (the exact l-infinity distance to
         another class, with a counterexample).
-    limit, timeout : optional
-        Enumeration budget per row: explanations, seconds (``"complete"`` says if it ran out).
+    limit : int or None
+        The most explanations listed per row (AXps and CXps together): default
+        :data:`DEFAULT_LIMIT` (100); None lists every one.
+    timeout : float, None or "auto"
+        The most seconds per row: ``"auto"`` (the default) is :data:`DEFAULT_ORACLE_TIMEOUT`
+        (10) for a tree ensemble or a decision list too large to compile and no limit for a
+        compiled graph;
+        None: no limit.  A row that reaches its budget has ``"complete": false``.
     target : str, optional
         Column copied as ``"label"`` (as text) when the row has it.
 

@@ -6,18 +6,27 @@ a list, or with ``encode=True`` as JSON Lines text encoded by the worker
 (:class:`~xpg.explain.batch.EncodedChunk`: the process writing the output then only copies
 text, which keeps it from becoming the bottleneck of many workers):
 
-* :func:`run_in_process`: chunk after chunk, in this process (no start-up cost at all).
+* :func:`run_in_process`: chunk after chunk, in this process (no start-up cost at all);
+  with ``per_row=True`` each row's record as soon as it is done.
 * :func:`run_processes`: ``N`` local processes (``concurrent.futures``, forked when that is
   safe, see :func:`start_method`); the explainer is sent to each process once, by the pool's
   initializer; at most ``2 N`` chunks are in
   flight, and the lists come back **in row order**.  A process that dies breaks the pool:
   the chunks in flight are then retried one at a time on a fresh pool, so that a chunk
   which kills its process again is the culprit, reported as error records, and the others
-  succeed.
+  succeed.  The workers ignore SIGINT (Ctrl-C reaches the whole process group): when the
+  route stops early (an interrupt in the caller, or the caller closing the iterator) they
+  are terminated at once, not awaited.
 * :func:`run_dask`: a Dask distributed cluster (``tcp://HOST:PORT``, or ``local:N`` for a
   ``LocalCluster`` of ``N`` worker processes); the explainer is scattered to every worker
   once, chunks are submitted with ``retries=1`` and the lists come back **as they
   complete** (not in row order).  A chunk that still fails is reported as error records.
+  Stopping early cancels what was submitted.
+
+With ``task_seconds``, the two parallel routes cut the chunks into tasks of about that many
+seconds each, from the time the rows done so far took (:class:`TaskSizer`): a slow model's
+rows travel one by one, so that each comes back as soon as it is done, and a fast model's
+rows in whole chunks, as without it.
 
 Examples
 --------
@@ -33,26 +42,32 @@ Examples
 from __future__ import annotations
 
 import collections
+import contextlib
 import multiprocessing
+import signal
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from xpg.errors import InvalidParameterError, MissingExtraError
-from xpg.explain.batch import BatchExplainer, EncodedChunk, Record, encode_records
+from xpg.explain.batch import BatchExplainer, EncodedChunk, Record, chunk_counts, encode_records
 
 #: what a route yields per chunk: the records, or (``encode=True``) their JSON Lines text
 Chunk = list[Record] | EncodedChunk
 
 #: the extra that brings Dask (and pandas)
-SCALE_EXTRA = "pip install 'xpg-toolkit[scale]'"
+SCALE_EXTRA = "pip install -e '.[scale]' from a clone of xpg"
 
 
-def error_records(frame: Any, message: str, encode: bool = False) -> Chunk:
-    """One error record per row of ``frame`` (a chunk that could not be explained)."""
-    records: list[Record] = [{"row": int(row), "error": message} for row in frame.index]
+def error_records(
+    frame: Any, message: str, encode: bool = False, explainer: BatchExplainer | None = None
+) -> Chunk:
+    """One error record per row of ``frame`` (a chunk that could not be explained), stamped
+    as ``explainer``'s records are."""
+    stamp = {} if explainer is None else explainer.stamp
+    records: list[Record] = [{"row": int(row), "error": message, **stamp} for row in frame.index]
     return encode_records(records) if encode else records
 
 
@@ -61,12 +76,76 @@ def explain(explainer: BatchExplainer, frame: Any, encode: bool) -> Chunk:
     return explainer.explain_lines(frame) if encode else explainer.explain_chunk(frame)
 
 
+def chunk_rows_seconds(chunk: Chunk) -> tuple[int, float]:
+    """Rows of a route's chunk (records, or their encoded text) and the seconds they took."""
+    if isinstance(chunk, EncodedChunk):
+        return chunk.rows, chunk.seconds
+    return len(chunk), chunk_counts(chunk)[2]
+
+
 def run_in_process(
-    explainer: BatchExplainer, chunks: Iterable[Any], *, encode: bool = False
-) -> Iterator[Chunk]:
-    """Each chunk's records (their text with ``encode``), in this process, in row order."""
+    explainer: BatchExplainer,
+    chunks: Iterable[Any],
+    *,
+    encode: bool = False,
+    per_row: bool = False,
+) -> Generator[Chunk, None, None]:
+    """Each chunk's records (their text with ``encode``), in this process, in row order;
+    with ``per_row``, each row's record alone (a one-row chunk), as soon as it is done."""
     for frame in chunks:
-        yield explain(explainer, frame, encode)
+        if not per_row:
+            yield explain(explainer, frame, encode)
+            continue
+        for record in explainer.explain_frame(frame):
+            yield encode_records([record]) if encode else [record]
+
+
+class TaskSizer:
+    """Rows per task so that a task takes about ``seconds``, from the time the rows done so
+    far took (their records' ``"seconds"``): 1 row until a first result is back.
+
+    >>> sizer = TaskSizer(0.25)
+    >>> sizer.rows()
+    1
+    >>> sizer.observe(1, 2.0)  # a slow row: one row per task
+    >>> sizer.rows()
+    1
+    >>> sizer.observe(99, 0.0)  # the average falls to 0.02 s per row
+    >>> sizer.rows()
+    12
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._rows = 0
+        self._spent = 0.0
+
+    def observe(self, rows: int, seconds: float) -> None:
+        """Count a result: ``rows`` rows that took ``seconds`` together."""
+        self._rows += rows
+        self._spent += seconds
+
+    def rows(self) -> int:
+        """The size of the next task."""
+        if self._rows == 0:
+            return 1
+        if self._spent * 2**30 <= self.seconds * self._rows:  # no time measured: any size
+            return 2**30
+        return max(1, int(self.seconds * self._rows / self._spent))
+
+
+def split_tasks(chunks: Iterable[Any], sizer: TaskSizer | None) -> Iterator[Any]:
+    """The chunks (pandas frames) cut into tasks of ``sizer.rows()`` rows at most (a task never
+    spans two chunks), each cut when the route asks for it (None: the chunks as they are)."""
+    if sizer is None:
+        yield from chunks
+        return
+    for frame in chunks:
+        start = 0
+        while start < len(frame):
+            size = sizer.rows()
+            yield frame if start == 0 and size >= len(frame) else frame.iloc[start : start + size]
+            start += size
 
 
 # -- local processes ---------------------------------------------------------------------------
@@ -79,6 +158,10 @@ _WORKER_EXPLAINER: BatchExplainer | None = None
 def _init_worker(explainer: BatchExplainer) -> None:
     global _WORKER_EXPLAINER
     _WORKER_EXPLAINER = explainer
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the workers
+    # (terminate_workers); SIGTERM kills at once, whatever handler a forked parent had set
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _worker_chunk(frame: Any, encode: bool) -> Chunk:
@@ -104,11 +187,35 @@ def _new_pool(explainer: BatchExplainer, workers: int) -> ProcessPoolExecutor:
     )
 
 
+def terminate_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: its pending tasks cancelled and its processes terminated (killed if
+    they do not end within a second), not awaited as ``shutdown`` awaits them."""
+    # the processes are not public before Python 3.14 (terminate_workers); _processes holds
+    # them from 3.8 on and is None once the pool is shut down
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(1.0)
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+
+
 def run_processes(
-    explainer: BatchExplainer, chunks: Iterable[Any], workers: int, *, encode: bool = False
-) -> Iterator[Chunk]:
+    explainer: BatchExplainer,
+    chunks: Iterable[Any],
+    workers: int,
+    *,
+    encode: bool = False,
+    task_seconds: float | None = None,
+) -> Generator[Chunk, None, None]:
     """Each chunk's records (their text with ``encode``), computed by ``workers`` local
-    processes, in row order.
+    processes, in row order; with ``task_seconds``, each task's (see :class:`TaskSizer`).
+
+    Closing the iterator early (or an interrupt while it runs) terminates the processes.
 
     Raises
     ------
@@ -117,9 +224,10 @@ def run_processes(
     """
     if workers < 1:
         raise InvalidParameterError(f"workers: expected a positive number, found {workers}")
+    sizer = None if task_seconds is None else TaskSizer(task_seconds)
     pool = _new_pool(explainer, workers)
     pending: collections.deque[tuple[Any, Future[Chunk]]] = collections.deque()
-    source = iter(chunks)
+    source = split_tasks(chunks, sizer)
     try:
         while True:
             while len(pending) < 2 * workers:
@@ -128,7 +236,7 @@ def run_processes(
                     break
                 pending.append((frame, _submit(pool, frame, encode)))
             if not pending:
-                return
+                break
             frame, future = pending[0]
             try:
                 records = future.result()
@@ -140,9 +248,13 @@ def run_processes(
                 yield from retried
                 continue
             pending.popleft()
+            if sizer is not None:
+                sizer.observe(*chunk_rows_seconds(records))
             yield records
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # an interrupt, the caller closing the iterator, a failure
+        terminate_workers(pool)
+        raise
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _submit(pool: ProcessPoolExecutor, frame: Any, encode: bool) -> Future[Chunk]:
@@ -165,17 +277,21 @@ def _retry_one_by_one(
     the others are retried once, each alone on a fresh pool."""
     out: list[Chunk] = []
     pool = _new_pool(explainer, workers)
-    for frame, future in in_flight:
-        if future.done() and not future.cancelled() and future.exception() is None:
-            out.append(future.result())
-            continue
-        try:
-            out.append(pool.submit(_worker_chunk, frame, encode).result())
-        except BrokenProcessPool:
-            pool.shutdown(wait=False, cancel_futures=True)
-            pool = _new_pool(explainer, workers)
-            message = "the worker process died explaining this chunk, twice"
-            out.append(error_records(frame, message, encode))
+    try:
+        for frame, future in in_flight:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                out.append(future.result())
+                continue
+            try:
+                out.append(pool.submit(_worker_chunk, frame, encode).result())
+            except BrokenProcessPool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = _new_pool(explainer, workers)
+                message = "the worker process died explaining this chunk, twice"
+                out.append(error_records(frame, message, encode, explainer))
+    except BaseException:
+        terminate_workers(pool)
+        raise
     return pool, out
 
 
@@ -184,6 +300,22 @@ def _retry_one_by_one(
 
 def _dask_chunk(explainer: BatchExplainer, frame: Any, encode: bool) -> Chunk:
     return explain(explainer, frame, encode)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored within the block (in the main thread), so that the processes started
+    there ignore it too: a worker Ctrl-C reaches through the terminal's process group would
+    print its own traceback, while this process stops it (:func:`stop_local_cluster`)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def dask_client(scheduler: str) -> tuple[Any, Any]:
@@ -198,6 +330,8 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
     InvalidParameterError
         For a malformed address, or a cluster that cannot be reached.
     """
+    import logging
+
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -208,13 +342,17 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
             raise InvalidParameterError(
                 f"scheduler {scheduler!r}: expected local:N with N a positive number of workers"
             )
-        cluster = LocalCluster(
-            n_workers=int(text),
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            host="127.0.0.1",
-        )
+        with _sigint_ignored():  # inherited by the workers: Ctrl-C is for this process
+            cluster = LocalCluster(
+                n_workers=int(text),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+                # errors only: a long task holding the GIL makes warnings ("event loop was
+                # unresponsive"), and so does cancelling the tasks of an interrupted run
+                silence_logs=logging.ERROR,
+            )
         return Client(cluster), cluster
     if "://" not in scheduler:
         raise InvalidParameterError(
@@ -229,6 +367,26 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
         ) from None
 
 
+def stop_local_cluster(cluster: Any, seconds: float = 0.5) -> None:
+    """Close a ``LocalCluster`` at once, after an interrupt: each worker process is given
+    ``seconds`` to stop, then killed (a graceful close awaits a busy worker for 4 s).
+
+    The workers of a remote cluster (``tcp://``) are not this process's: cancelling the
+    futures (:func:`run_dask` does) is all a client can do.
+    """
+    import asyncio
+    import logging
+
+    async def close(nannies: list[Any]) -> None:
+        closing = (n.close(timeout=seconds, reason="xpg-interrupted") for n in nannies)
+        await asyncio.gather(*closing, return_exceptions=True)
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # the workers' last words
+    with contextlib.suppress(Exception):
+        cluster.sync(close, list(cluster.workers.values()))
+    cluster.close()
+
+
 def run_dask(
     explainer: BatchExplainer,
     chunks: Iterable[Any],
@@ -236,35 +394,45 @@ def run_dask(
     *,
     in_flight: int | None = None,
     encode: bool = False,
-) -> Iterator[Chunk]:
+    task_seconds: float | None = None,
+) -> Generator[Chunk, None, None]:
     """Each chunk's records (their text with ``encode``), computed on the Dask cluster of
-    ``client``, as they complete.
+    ``client``, as they complete; with ``task_seconds``, each task's (see :class:`TaskSizer`).
 
     ``in_flight`` chunks at most are submitted and not yet returned (default: four per
-    worker thread), so that a file larger than memory streams through.
+    worker thread), so that a file larger than memory streams through.  Closing the iterator
+    early (or an interrupt while it runs) cancels what was submitted.
     """
     from distributed import as_completed
 
     if in_flight is None:
         threads = sum(client.nthreads().values()) or 1
         in_flight = 4 * threads
+    sizer = None if task_seconds is None else TaskSizer(task_seconds)
     remote = client.scatter(explainer, broadcast=True, hash=False)  # a fresh key per run
-    frames: dict[str, Any] = {}
+    frames: dict[str, tuple[Any, Any]] = {}  # in flight: key -> (frame, future)
     running = as_completed()
 
     def collect(future: Any) -> Chunk:
-        frame = frames.pop(future.key)
+        frame, _ = frames.pop(future.key)
         if future.status == "finished":
             done: Chunk = future.result()
+            if sizer is not None:
+                sizer.observe(*chunk_rows_seconds(done))
             return done
         message = f"the chunk failed on the cluster, twice: {type(future.exception()).__name__}"
-        return error_records(frame, message, encode)
+        return error_records(frame, message, encode, explainer)
 
-    for frame in chunks:
-        future = client.submit(_dask_chunk, remote, frame, encode, retries=1, pure=False)
-        frames[future.key] = frame
-        running.add(future)
-        while running.count() >= in_flight:
-            yield collect(next(running))
-    for future in running:
-        yield collect(future)
+    try:
+        for frame in split_tasks(chunks, sizer):
+            future = client.submit(_dask_chunk, remote, frame, encode, retries=1, pure=False)
+            frames[future.key] = (frame, future)
+            running.add(future)
+            while running.count() >= in_flight:
+                yield collect(next(running))
+        for future in running:
+            yield collect(future)
+    except BaseException:  # an interrupt, the caller closing the iterator, a failure
+        with contextlib.suppress(Exception):  # a client already closed: nothing to cancel
+            client.cancel([future for _, future in frames.values()], force=True)
+        raise

@@ -73,7 +73,7 @@ def _require(module: str, who: str) -> Any:
     except ImportError as exc:
         raise MissingExtraError(
             f"{who} needs the optional package {module.split('.')[0]!r}: "
-            "pip install 'xpg-toolkit[fourier-baselines]'"
+            "pip install -e '.[fourier-baselines]' from a clone of xpg"
         ) from exc
 
 

@@ -272,8 +272,8 @@ def render_dot(text: str, fmt: str) -> bytes:
         import graphviz
     except ImportError:
         raise MissingExtraError(
-            f"rendering {fmt.upper()} needs the graphviz package: pip install "
-            "'xpg-toolkit[plot]'; -o OUT.dot writes the DOT text without it"
+            f"rendering {fmt.upper()} needs the graphviz package: pip install -e "
+            "'.[plot]' from a clone of xpg; -o OUT.dot writes the DOT text without it"
         ) from None
     try:
         data: Any = graphviz.Source(text).pipe(format=fmt, quiet=True)

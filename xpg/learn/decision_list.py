@@ -48,7 +48,7 @@ def _ripper() -> Any:
     except ImportError:
         raise MissingExtraError(
             "learning decision lists needs the 'wittgenstein' package "
-            "(pip install 'xpg-toolkit[rules]' or pip install wittgenstein)"
+            "(pip install -e '.[rules]' from a clone of xpg, or pip install wittgenstein)"
         ) from None
     return wittgenstein.RIPPER
 

@@ -95,7 +95,7 @@ def _load_skops(source: Path) -> Any:
         import skops.io as sio
     except ImportError:
         raise MissingExtraError(
-            "reading .skops files needs skops: pip install 'xpg-toolkit[scale]'"
+            "reading .skops files needs skops: pip install -e '.[scale]' from a clone of xpg"
         ) from None
     try:
         untrusted = sio.get_untrusted_types(file=source)

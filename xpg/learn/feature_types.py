@@ -5,6 +5,13 @@ range, other numbers make a real feature (unbounded), anything else (strings) a 
 feature whose values are the sorted distinct strings.  Columns may be numpy arrays or pandas
 ``Series`` (numeric, ``bool``, ``object`` or ``string`` dtypes).
 
+Once a model is learned, :func:`declare_domains` gives the domains its file declares: the
+features it tests keep the learned ones (an explanation lets a freed feature take any value
+of its domain, so the observed range keeps explanations about the values the data has: a
+score from 1 to 10 is not freed to -5); the features it does not test take their kind's whole
+range (:func:`widened_feature`), since no answer of the model, explanations included, depends
+on them: a new row may hold any number there.
+
 Examples
 --------
 >>> import numpy as np
@@ -15,6 +22,9 @@ Examples
 (('blue', 'red'), ['red', 'blue'])
 >>> column_values(Feature.boolean("b"), np.array([True, False]))
 [1, 0]
+>>> widened = [widened_feature(Feature.integer("n", 0, 10)), widened_feature(Feature.boolean("b"))]
+>>> [(f.kind, f.low, f.high) for f in widened]
+[('integer', -inf, inf), ('integer', -inf, inf)]
 
 References
 ----------
@@ -157,3 +167,66 @@ def _number_or_self(v: Any) -> Any:
     except ValueError:
         return v
     return int(number) if number in (0.0, 1.0) else v
+
+
+def widened_feature(feature: Feature) -> Feature:
+    """The widest feature of ``feature``'s kind that reads the same column: every integer for an
+    integer or a boolean (0/1) feature, every real for a real one; a categorical feature as it
+    is (no domain holds every string)."""
+    if feature.kind in ("integer", "boolean"):
+        return Feature.integer(feature.name)
+    if feature.kind == "real":
+        return Feature.real(feature.name)
+    return feature
+
+
+def _named_features(body: Any) -> set[str]:
+    """Every name under a ``"feature"`` key of a model's JSON body (its literals' features)."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("feature"), str):
+                found.add(item["feature"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def declare_domains(model: Any) -> Any:
+    """``model`` with the domains a learned model's file declares: each feature some literal of
+    the model tests keeps its domain; each other one is widened (:func:`widened_feature`).
+
+    The model's function, its explanations (which never hold an untested feature) and its
+    verification are unchanged: no literal reads a widened feature.  What changes is that an
+    instance may hold any value of its kind there (``px1=12`` where the table held 0 to 10).
+
+    Examples
+    --------
+    >>> from xpg.core.features import Literal
+    >>> from xpg.models.risk_score import RiskScore
+    >>> card = RiskScore([Feature.integer("age", 18, 90), Feature.integer("px1", 0, 10)],
+    ...                  [0, 1], [(Literal.gt("age", 60), 2)], bias=-1)
+    >>> [(f.name, f.low, f.high) for f in declare_domains(card).features]
+    [('age', 18.0, 90.0), ('px1', -inf, inf)]
+
+    Raises
+    ------
+    InvalidModelError
+        When the model does not read back from its JSON form (it was not valid).
+    """
+    from xpg.io.model_json import model_to_dict, read_model_dict
+
+    doc = model_to_dict(model)
+    tested = (
+        set(model.tested_features())
+        if hasattr(model, "tested_features")
+        else _named_features(doc["model"])
+    )
+    features = [f if f.name in tested else widened_feature(f) for f in model.features]
+    if features == list(model.features):
+        return model
+    doc["features"] = [f.to_json() for f in features]
+    return read_model_dict(doc)

@@ -71,7 +71,7 @@ def _streed() -> Any:
     except ImportError:
         raise MissingExtraError(
             "optimal trees need the 'pystreed' package "
-            "(pip install 'xpg-toolkit[optimal]' or pip install pystreed)"
+            "(pip install -e '.[optimal]' from a clone of xpg or pip install pystreed)"
         ) from None
     return STreeDClassifier
 

@@ -14,6 +14,12 @@ classification function:
   each feature, the classes of values no rule condition tells apart, built with the same
   fold.
 
+The diagram of a long list can be exponentially larger than the list, so compilation has a
+``budget`` (:data:`GRAPH_BUDGET` diagram nodes by default), checked while the diagram is
+built: beyond it :class:`~xpg.errors.GraphTooLargeError` is raised, with memory still within
+the budget.  Such a list is explained without compiling it, by SAT
+(:class:`~xpg.explain.list_oracle.DecisionListExplainer`).
+
 Examples
 --------
 >>> from xpg.core.features import Feature, Literal
@@ -33,6 +39,10 @@ ELSE 0
 >>> mdd = compile_decision_list(dl, method="mdd")           # the same function as an MDD
 >>> [mdd.predict([a, b]) for a in (0, 1) for b in (0, 1)]
 [0, 0, 0, 1]
+>>> compile_decision_list(dl, method="mdd", budget=2)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+xpg.errors.GraphTooLargeError: the decision list (2 rules) is too large to compile: ...
 
 References
 ----------
@@ -49,17 +59,22 @@ from typing import Literal as TypingLiteral
 
 import numpy as np
 
-from xpg.compile.bdd import Backend, bdd_manager
+from xpg.compile.bdd import Backend, bdd_manager, check_size, diagram_size
 from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array, literal_mask
 from xpg.core.instances import instance_dict
 from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict
 from xpg.core.valuesets import as_value_set, feature_cells, literal_mismatch
-from xpg.errors import InvalidModelError
+from xpg.errors import GraphTooLargeError, InvalidModelError
 from xpg.models.obdd import OBDD
 from xpg.models.protocol import check_label, checked_signature
 from xpg.solvers.smt import SmtModel, first_match
+
+#: the most diagram nodes :func:`compile_decision_list` makes by default: a few seconds of
+#: compiling and validating a diagram over features of 17 values, a fraction of that over
+#: booleans (beyond it, the list is explained by SAT without compiling)
+GRAPH_BUDGET = 10_000
 
 
 class Rule:
@@ -194,10 +209,16 @@ class DecisionList:
         """Nothing to do: a list is checked when built and always has a first rule that fires
         (or the default)."""
 
-    def to_decision_graph(self) -> DecisionGraph:
-        """The decision graph of the list, by
-        :func:`compile_decision_list` (its default method)."""
-        return compile_decision_list(self)
+    def to_decision_graph(self, budget: int | None = GRAPH_BUDGET) -> DecisionGraph:
+        """The decision graph of the list, by :func:`compile_decision_list` (its default
+        method), within ``budget`` diagram nodes (None: no limit).
+
+        Raises
+        ------
+        GraphTooLargeError
+            When the diagram needs more than ``budget`` nodes.
+        """
+        return compile_decision_list(self, budget=budget)
 
     def to_json_body(self) -> dict[str, Any]:
         """``{"type": "decision-list", "rules": [...], "default": c}``."""
@@ -270,6 +291,10 @@ class DecisionList:
 Method = TypingLiteral["auto", "bdd", "mdd"]
 
 
+def _what(dl: DecisionList) -> str:
+    return f"the decision list ({len(dl.rules)} rules)"
+
+
 def _class_index(classes: Sequence[Any], label: Any) -> int:
     return next(i for i, c in enumerate(classes) if c == label and type(c) is type(label))
 
@@ -289,7 +314,10 @@ def _order(dl: DecisionList, order: Sequence[str] | None) -> list[str]:
 
 
 def decision_list_to_obdd(
-    dl: DecisionList, order: Sequence[str] | None = None, backend: Backend = "autoref"
+    dl: DecisionList,
+    order: Sequence[str] | None = None,
+    backend: Backend = "autoref",
+    budget: int | None = None,
 ) -> OBDD:
     """The OBDD(s) of a decision list over boolean features, built in a new dd manager.
 
@@ -301,6 +329,14 @@ def decision_list_to_obdd(
         Variable order (feature names, top first; default: feature order).
     backend : {"autoref", "cudd"}
         dd's pure-Python or CUDD back-end.
+    budget : int, optional
+        The most live nodes of the manager, checked after each rule is folded in, and of the
+        diagram of the class functions taken together (None: no limit).
+
+    Raises
+    ------
+    GraphTooLargeError
+        Beyond the budget.
     """
 
     names = _order(dl, order)
@@ -311,6 +347,22 @@ def decision_list_to_obdd(
             f"an OBDD needs boolean features; {not_bool!r} are not (use method='mdd')"
         )
     bdd = bdd_manager(names, backend)
+    try:
+        funcs = _class_functions(dl, bdd, budget)
+    except GraphTooLargeError as err:
+        message = str(err)
+    else:
+        if len(dl.classes) == 2:
+            return OBDD(funcs[0], dl.features, dl.classes)
+        return OBDD(dict(zip(dl.classes, funcs, strict=True)), dl.features, dl.classes)
+    # raised here, once no function of the manager is referenced any more: dd refuses to
+    # delete a manager whose nodes are still referenced (an exception's frames would be)
+    raise GraphTooLargeError(message)
+
+
+def _class_functions(dl: DecisionList, bdd: Any, budget: int | None) -> list[Any]:
+    """The BDD of each class of ``dl`` (of class 1 only with two classes), the manager's
+    size checked after each rule is folded in."""
     terms = []
     for rule in dl.rules:
         term = bdd.true
@@ -325,20 +377,27 @@ def decision_list_to_obdd(
     default = _class_index(dl.classes, dl.default)
     targets = [1] if k == 2 else list(range(k))
     funcs = []
+    what = _what(dl)
     for c in targets:
         f = bdd.true if default == c else bdd.false
         for term, lab in zip(reversed(terms), reversed(labels), strict=True):
             f = bdd.ite(term, bdd.true if lab == c else bdd.false, f)
+            check_size(bdd, budget, what)  # one step grows it at most (|term| + 1) times
         funcs.append(f)
-    if k == 2:
-        return OBDD(funcs[0], dl.features, dl.classes)
-    return OBDD(dict(zip(dl.classes, funcs, strict=True)), dl.features, dl.classes)
+    if budget is not None and diagram_size(funcs, budget) > budget:
+        raise GraphTooLargeError(
+            f"{what} is too large to compile: the diagram of its {k} classes needs more than "
+            f"the budget of {budget} diagram nodes"
+        )
+    return funcs
 
 
 def decision_list_to_mdd(
-    dl: DecisionList, order: Sequence[str] | None = None
+    dl: DecisionList, order: Sequence[str] | None = None, budget: int | None = None
 ) -> tuple[MDDBuilder, int, list[str], list[list[ValueSet]]]:
-    """The reduced ordered MDD of a decision list: ``(builder, root, level features, cells)``."""
+    """The reduced ordered MDD of a decision list: ``(builder, root, level features, cells)``,
+    with at most ``budget`` nodes made (None: no limit; beyond it
+    :class:`~xpg.errors.GraphTooLargeError`)."""
     names = _order(dl, order)
     by_name = {f.name: f for f in dl.features}
     level = {n: i for i, n in enumerate(names)}
@@ -354,7 +413,7 @@ def decision_list_to_mdd(
         )
         for n in names
     ]
-    mdd = MDDBuilder([len(c) for c in cells])
+    mdd = MDDBuilder([len(c) for c in cells], budget, _what(dl))
     f = mdd.terminal(_class_index(dl.classes, dl.default))
     for rule in reversed(dl.rules):
         allowed: dict[int, set[int]] = {}
@@ -374,6 +433,7 @@ def compile_decision_list(
     order: Sequence[str] | None = None,
     method: Method = "auto",
     backend: Backend = "autoref",
+    budget: int | None = GRAPH_BUDGET,
 ) -> DecisionGraph:
     """A decision graph with the classification function of ``dl``.
 
@@ -387,11 +447,20 @@ def compile_decision_list(
         (any features); ``"auto"``: ``"bdd"`` when every tested feature is boolean.
     backend : {"autoref", "cudd"}
         The dd back-end of the ``"bdd"`` method.
+    budget : int, optional
+        The most diagram nodes, checked while the diagram is built (default
+        :data:`GRAPH_BUDGET`; None: no limit).
 
     Returns
     -------
     DecisionGraph
         Satisfies Def. 2 by construction (read-once, edges partition each domain).
+
+    Raises
+    ------
+    GraphTooLargeError
+        When the diagram needs more than ``budget`` nodes: the list is then explained without
+        compiling it (:class:`~xpg.explain.list_oracle.DecisionListExplainer`).
     """
     if method not in ("auto", "bdd", "mdd"):
         raise InvalidModelError(f"method: expected auto, bdd or mdd, found {method!r}")
@@ -399,13 +468,21 @@ def compile_decision_list(
         by_name = {f.name: f for f in dl.features}
         boolean = all(by_name[n].kind == "boolean" for n in dl.tested_features())
         method = "bdd" if boolean else "mdd"
-    if method == "bdd":
-        return decision_list_to_obdd(dl, order, backend).to_decision_graph()
-    mdd, root, names, cells = decision_list_to_mdd(dl, order)
+    try:
+        if method == "bdd":
+            return decision_list_to_obdd(dl, order, backend, budget).to_decision_graph()
+        mdd, root, names, cells = decision_list_to_mdd(dl, order, budget)
+    except GraphTooLargeError as err:
+        raise GraphTooLargeError(
+            f"{err}; explain it without compiling (xpg.explain.list_oracle."
+            "DecisionListExplainer, as xpg axp, cxp, enum, member, features and smallest do "
+            "by themselves) or raise the budget"
+        ) from None
     return mdd.to_decision_graph(root, dl.features, dl.classes, names, cells)
 
 
 __all__ = [
+    "GRAPH_BUDGET",
     "DecisionList",
     "Rule",
     "compile_decision_list",

@@ -66,7 +66,8 @@ def anchor_base() -> Any:
         return importlib.import_module("anchor.anchor_base")
     except ImportError as err:
         raise MissingExtraError(
-            f"Anchors needs the anchor-exp package ({err}): pip install 'xpg-toolkit[anchors]'"
+            f"Anchors needs the anchor-exp package ({err}): pip install -e '.[anchors]' from a "
+            "clone of xpg"
         ) from None
 
 

@@ -372,7 +372,8 @@ def solve_rule(
         solver = "cpsat" if cpsat_available() else "rc2"
     if solver == "cpsat" and not cpsat_available():
         raise MissingExtraError(
-            "solver='cpsat' needs OR-Tools: pip install 'xpg-toolkit[cp]' (or use solver='rc2')"
+            "solver='cpsat' needs OR-Tools: pip install -e '.[cp]' from a clone of xpg (or use "
+            "solver='rc2')"
         )
     if solver == "rc2" and deterministic_time is not None:
         raise InvalidParameterError(

@@ -4,7 +4,9 @@
 :mod:`~xpg.explain.ensemble.oracle` (the incremental SAT/SMT oracle "can another class be
 predicted with these features fixed?"), :mod:`~xpg.explain.ensemble.queries` (AXps, CXps,
 MARCO, membership, smallest over the oracle) and :mod:`~xpg.explain.ensemble.explainer`
-(:class:`EnsembleExplainer`, one instance, every query, one of three routes).
+(:class:`EnsembleExplainer`, one instance, every query, one of three routes; its queries live
+in :class:`OracleExplainer`, which :class:`~xpg.explain.list_oracle.DecisionListExplainer`
+shares).
 """
 
 from typing import TYPE_CHECKING
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING
 from xpg.core import lazy as _lazy
 
 if TYPE_CHECKING:
-    from xpg.explain.ensemble.explainer import EnsembleExplainer
+    from xpg.explain.ensemble.explainer import EnsembleExplainer, OracleExplainer, QueryTimeout
     from xpg.explain.ensemble.oracle import EnsembleOracle
     from xpg.explain.ensemble.space import CellSpace
 
@@ -20,8 +22,10 @@ _LAZY = {
     "CellSpace": "xpg.explain.ensemble.space",
     "EnsembleExplainer": "xpg.explain.ensemble.explainer",
     "EnsembleOracle": "xpg.explain.ensemble.oracle",
+    "OracleExplainer": "xpg.explain.ensemble.explainer",
+    "QueryTimeout": "xpg.explain.ensemble.explainer",
 }
 
-__all__ = ["CellSpace", "EnsembleExplainer", "EnsembleOracle"]
+__all__ = ["CellSpace", "EnsembleExplainer", "EnsembleOracle", "OracleExplainer", "QueryTimeout"]
 
 __getattr__, __dir__ = _lazy.reexports(__name__, _LAZY, globals())

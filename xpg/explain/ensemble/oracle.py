@@ -87,7 +87,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any, Literal, NamedTuple, get_args
 
@@ -342,6 +342,65 @@ class EnsembleOracle(SolverOwner):
             return found
         closed = [q for q in order if q not in open_pairs]
         return self._decide(mask, open_pairs, closed, solver)
+
+    def check_cells(self, allowed: Sequence[Iterable[int] | None]) -> np.ndarray | None:
+        """A choice of cells the model classifies otherwise, the cell of each feature ``i``
+        among ``allowed[i]`` (None: any), or None when there is none (what an exact
+        robustness search asks: the cells within a distance of the instance).  Each ordered
+        feature's cells must be consecutive.  Few combinations are evaluated, more go to the
+        solver, the cells bounded by assumptions on the order (or cell) variables.
+
+        Raises
+        ------
+        InvalidQueryError
+            For cells of an ordered feature that are not consecutive, or none at all.
+        OracleTimeout
+            Once :attr:`deadline` has passed.
+        """
+        import z3
+
+        self._check_open()
+        self.calls += 1
+        self.last_core = None
+        space = self.space
+        options = []
+        for i, cells in enumerate(allowed):
+            k = space.n_cells[i]
+            chosen = list(range(k)) if cells is None else sorted(set(cells))
+            if not chosen or chosen[0] < 0 or chosen[-1] >= k:
+                raise InvalidQueryError(f"feature {space.names[i]!r}: no cell among {cells!r}")
+            if space.ordered[i] and chosen != list(range(chosen[0], chosen[-1] + 1)):
+                raise InvalidQueryError(
+                    f"feature {space.names[i]!r}: expected consecutive cells, found {chosen!r}"
+                )
+            options.append(chosen)
+        if math.prod(len(c) for c in options) <= max(self.exhaustive_limit, 1):
+            grid = np.array(list(itertools.product(*options)), dtype=np.int64)
+            other = np.flatnonzero(self._others(grid))
+            return grid[other[0]] if len(other) else None
+        if self._solver is None:
+            self._build()
+        extra = []
+        for i, chosen in enumerate(options):
+            k = space.n_cells[i]
+            if len(chosen) == k:
+                continue
+            if space.ordered[i]:  # o{i}_{r}: the cell is below r
+                if chosen[0] >= 1:
+                    extra.append(z3.Not(z3.Bool(f"o{i}_{chosen[0]}")))
+                if chosen[-1] + 1 <= k - 1:
+                    extra.append(z3.Bool(f"o{i}_{chosen[-1] + 1}"))
+            else:
+                extra += [z3.Not(z3.Bool(f"e{i}_{c}")) for c in range(k) if c not in chosen]
+        nothing = np.zeros(self.n_features, dtype=bool)
+        for q in range(len(self._pairs)):
+            while True:
+                decided, found, _ = self._solve_pair(nothing, q, None, extra)
+                if decided:
+                    break
+            if found is not None:
+                return found
+        return None
 
     def _decide(
         self, mask: np.ndarray, open_pairs: list[int], closed: list[int], solver: bool
@@ -622,13 +681,13 @@ class EnsembleOracle(SolverOwner):
         return left
 
     def _solve_pair(
-        self, fixed: np.ndarray, q: int, seconds: float | None = None
+        self, fixed: np.ndarray, q: int, seconds: float | None = None, extra: Sequence[Any] = ()
     ) -> tuple[bool, np.ndarray | None, list[int]]:
         """Ask the solver whether pair ``q``'s class can beat the prediction, for at most
-        ``seconds`` (None: no limit but the deadline): (True, a witness, []), (True, None,
-        the fixed features of the unsatisfiable core), or (False, None, []) when the time
-        ran out.  One vote constraint per question: the solver refutes it much faster than
-        a disjunction of them."""
+        ``seconds`` (None: no limit but the deadline), under the ``extra`` assumptions too:
+        (True, a witness, []), (True, None, the fixed features of the unsatisfiable core), or
+        (False, None, []) when the time ran out.  One vote constraint per question: the
+        solver refutes it much faster than a disjunction of them."""
         import z3
 
         if self._solver is None:
@@ -642,7 +701,7 @@ class EnsembleOracle(SolverOwner):
             turn = None if until is None else until - time.perf_counter()
             limits = [t for t in (left, turn) if t is not None]
             s.set("timeout", max(1, int(min(limits) * 1000)) if limits else 4294967295)
-            answer = s.check(*assumptions, self._beats_literal(q))
+            answer = s.check(*assumptions, *extra, self._beats_literal(q))
             if answer == z3.unsat:
                 core = {str(a) for a in s.unsat_core()}
                 return True, None, [i for i in range(self.n_features) if f"s{i}" in core]

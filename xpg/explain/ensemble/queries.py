@@ -25,7 +25,9 @@ by the oracle ("can another class be predicted with these features fixed?"):
   :mod:`xpg.explain.smallest`.
 
 Features no tree tests are in no explanation; the others are indices into the oracle's
-explained features.
+explained features.  Nothing here is specific to trees: any object with the interface of
+:class:`Oracle` can be explained this way (:mod:`xpg.explain.list_oracle` does it for
+decision lists too large to compile).
 
 References
 ----------
@@ -38,14 +40,16 @@ with SAT. IJCAI 2021.
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from xpg.errors import InvalidSeedError
-from xpg.explain.ensemble.oracle import EnsembleOracle, OracleTimeout, Undecided
+from xpg.explain.ensemble.oracle import OracleTimeout, Undecided
 from xpg.explain.marco import (
     EnumerationResult,
     Explanation,
@@ -57,23 +61,50 @@ from xpg.explain.smallest import implicit_hitting_set
 from xpg.solvers.lifecycle import SolverOwner
 
 
-def tested(oracle: EnsembleOracle) -> list[int]:
+class Oracle(Protocol):
+    """What the algorithms here ask of an oracle (the ensembles'
+    :class:`~xpg.explain.ensemble.oracle.EnsembleOracle`, the decision lists'
+    :class:`~xpg.explain.list_oracle.DecisionListOracle`).
+
+    ``space`` has ``names`` (the explained features), ``n_cells`` (per feature, the classes
+    of values the model tells apart; one: the feature is in no explanation) and
+    ``instance_cell``; ``check(fixed)`` answers "with the features ``fixed`` at the
+    instance's cells, can another class be predicted?" with a witness (one cell per feature)
+    or None, raising :class:`~xpg.explain.ensemble.oracle.OracleTimeout` once ``deadline``
+    (a ``time.perf_counter()``) has passed; after None, ``last_core`` may name the fixed
+    features the proof used.
+    """
+
+    space: Any
+    n_features: int
+    calls: int
+    deadline: float | None
+    last_core: list[int] | None
+
+    def check(self, fixed: Iterable[int], *, solver: bool = True) -> np.ndarray | None:
+        """A witness of another class with ``fixed`` at the instance's cells, or None."""
+
+    def deletion_order(self, fixed: list[int]) -> list[int]:
+        """``fixed`` in the order an AXp by deletion tries to free them."""
+
+
+def tested(oracle: Oracle) -> list[int]:
     """The features some tree can tell apart (more than one cell), in feature order."""
     return [i for i, k in enumerate(oracle.space.n_cells) if k > 1]
 
 
-def changed(oracle: EnsembleOracle, witness: np.ndarray) -> set[int]:
+def changed(oracle: Oracle, witness: np.ndarray) -> set[int]:
     """The features whose cell in ``witness`` is not the instance's."""
     inst = np.asarray(oracle.space.instance_cell)
     return set(np.flatnonzero(witness != inst).tolist())
 
 
-def is_weak_axp(oracle: EnsembleOracle, fixed: Sequence[int]) -> bool:
+def is_weak_axp(oracle: Oracle, fixed: Sequence[int]) -> bool:
     """Fixing ``fixed`` keeps the prediction."""
     return oracle.check(fixed) is None
 
 
-def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
+def axp_from_fixed(oracle: Oracle, fixed: Sequence[int]) -> list[int]:
     """A subset-minimal AXp inside the weak AXp ``fixed``, by deletion (in the oracle's
     :meth:`~xpg.explain.ensemble.oracle.EnsembleOracle.deletion_order`; the questions the
     cheap decisions leave open are asked again, with the solver, after the others: a
@@ -106,7 +137,7 @@ def axp_from_fixed(oracle: EnsembleOracle, fixed: Sequence[int]) -> list[int]:
     return current
 
 
-def cxp_from_free(oracle: EnsembleOracle, free: Sequence[int]) -> list[int]:
+def cxp_from_free(oracle: Oracle, free: Sequence[int]) -> list[int]:
     """A subset-minimal CXp inside the weak CXp ``free``, by deletion guided by witnesses."""
     everything = set(range(oracle.n_features))
     witness = oracle.check(sorted(everything - set(free)))
@@ -118,7 +149,7 @@ def cxp_from_free(oracle: EnsembleOracle, free: Sequence[int]) -> list[int]:
     return shrink_weak_cxp(oracle, changed(oracle, witness))
 
 
-def shrink_weak_cxp(oracle: EnsembleOracle, current: set[int]) -> list[int]:
+def shrink_weak_cxp(oracle: Oracle, current: set[int]) -> list[int]:
     """A subset-minimal CXp inside the weak CXp ``current``."""
     everything = set(range(oracle.n_features))
     necessary: set[int] = set()
@@ -134,14 +165,14 @@ def shrink_weak_cxp(oracle: EnsembleOracle, current: set[int]) -> list[int]:
             current = changed(oracle, witness)
 
 
-def axp_containing(oracle: EnsembleOracle, i: int, cxp: Sequence[int]) -> list[int]:
+def axp_containing(oracle: Oracle, i: int, cxp: Sequence[int]) -> list[int]:
     """An AXp holding ``i`` from a CXp holding ``i`` (every AXp meets the CXp, and fixing
     all but the CXp's other features is a weak AXp)."""
     released = set(cxp) - {i}
     return axp_from_fixed(oracle, [v for v in tested(oracle) if v not in released])
 
 
-def cxp_containing(oracle: EnsembleOracle, i: int, axp: Sequence[int]) -> list[int]:
+def cxp_containing(oracle: Oracle, i: int, axp: Sequence[int]) -> list[int]:
     """A CXp holding ``i`` from an AXp holding ``i`` (the dual argument)."""
     kept = set(axp) - {i}
     return cxp_from_free(oracle, [v for v in tested(oracle) if v not in kept])
@@ -152,15 +183,17 @@ class EnsembleEnumerator(SolverOwner):
     (use it as a context manager: it owns a python-sat solver).
 
     ``limit`` counts explanations (AXps and CXps together), ``timeout`` seconds; both are
-    checked between oracle questions.  ``complete`` is True once the solver proves that no
-    explanation is left.
+    checked between oracle questions, and an oracle question running past the time stops
+    the enumeration too (as does a deadline the oracle already has: the earlier of the
+    two holds, and the oracle's own is restored after).  ``complete`` is True once the
+    solver proves that no explanation is left.
     """
 
     closed_message = "this EnsembleEnumerator is closed"
 
     def __init__(
         self,
-        oracle: EnsembleOracle,
+        oracle: Oracle,
         *,
         limit: int | None = None,
         timeout: float | None = None,
@@ -192,10 +225,10 @@ class EnsembleEnumerator(SolverOwner):
         """What was found so far, whether the lists are complete, the time and the SAT calls."""
         return EnumerationResult(self.axps, self.cxps, self.complete, self.seconds, self.sat_calls)
 
-    def _out_of_budget(self, start: float) -> bool:
+    def _out_of_budget(self, deadline: float) -> bool:
         if self.limit is not None and len(self.axps) + len(self.cxps) >= self.limit:
             return True
-        return self.timeout is not None and time.perf_counter() - start >= self.timeout
+        return time.perf_counter() >= deadline
 
     def __iter__(self) -> Iterator[Explanation]:
         from xpg.errors import SolverClosedError
@@ -206,10 +239,14 @@ class EnsembleEnumerator(SolverOwner):
         self._started = True
         oracle = self.oracle
         start = time.perf_counter()
-        if self.timeout is not None:
-            oracle.deadline = start + self.timeout
+        outer = oracle.deadline
+        deadline = min(
+            math.inf if self.timeout is None else start + self.timeout,
+            math.inf if outer is None else outer,
+        )
+        oracle.deadline = None if deadline == math.inf else deadline
         try:
-            while not self._out_of_budget(start):
+            while not self._out_of_budget(deadline):
                 self.sat_calls += 1
                 if not self._solver.solve():
                     self.complete = True
@@ -223,7 +260,7 @@ class EnsembleEnumerator(SolverOwner):
                 self.seconds = time.perf_counter() - start
                 yield found
         finally:
-            oracle.deadline = None
+            oracle.deadline = outer
             self.seconds = time.perf_counter() - start
 
     def _next(self, fixed: list[int]) -> Explanation:
@@ -245,11 +282,27 @@ class EnsembleEnumerator(SolverOwner):
         return found
 
 
+@dataclass
+class SmallestProgress:
+    """What :func:`smallest_explanation` has found so far (to report when a deadline stops
+    it): the smallest explanation known, the hitting sets tried and the size of the last
+    one (a lower bound on the smallest)."""
+
+    best: list[int] | None = None
+    iterations: int = 0
+    lower: int = 0
+
+
 def smallest_explanation(
-    oracle: EnsembleOracle, kind: ExplanationKind, max_iterations: int | None, solver: str
+    oracle: Oracle,
+    kind: ExplanationKind,
+    max_iterations: int | None,
+    solver: str,
+    progress: SmallestProgress | None = None,
 ) -> tuple[list[int] | None, bool, int, int]:
     """A minimum-cardinality AXp or CXp by implicit hitting sets: (explanation or None,
-    optimal, iterations, lower bound)."""
+    optimal, iterations, lower bound); ``progress``, when given, is kept up to date."""
+    state = SmallestProgress() if progress is None else progress
     all_tested = tested(oracle)
     everything = set(range(oracle.n_features))
     first = oracle.check([])
@@ -270,7 +323,13 @@ def smallest_explanation(
                 return None
             return axp_from_fixed(oracle, [v for v in all_tested if v not in set(h)])
 
-    return implicit_hitting_set(dual_of, best, max_iterations, solver)
+    state.best = best
+
+    def counted(h: list[int]) -> list[int] | None:
+        state.iterations, state.lower = state.iterations + 1, len(h)
+        return dual_of(h)
+
+    return implicit_hitting_set(counted, best, max_iterations, solver)
 
 
 def first_member_witness(
@@ -293,10 +352,13 @@ def first_member_witness(
     return None, count
 
 
-def members_by_enumeration(en: EnsembleEnumerator, undecided: set[int]) -> tuple[set[int], int]:
+def members_by_enumeration(
+    en: EnsembleEnumerator, undecided: set[int], into: set[int] | None = None
+) -> tuple[set[int], int]:
     """Features of ``undecided`` found in some explanation, enumerating until each is found
-    or the lists are complete; and the explanations enumerated."""
-    members: set[int] = set()
+    or the lists are complete (added to ``into`` as found, when given); and the
+    explanations enumerated."""
+    members: set[int] = set() if into is None else into
     count = 0
     if not undecided:
         return members, count
@@ -309,12 +371,12 @@ def members_by_enumeration(en: EnsembleEnumerator, undecided: set[int]) -> tuple
     return members, count
 
 
-def as_names(oracle: EnsembleOracle, indices: Sequence[int]) -> tuple[str, ...]:
+def as_names(oracle: Oracle, indices: Sequence[int]) -> tuple[str, ...]:
     """Feature names, in feature order."""
     return tuple(oracle.space.names[i] for i in sorted(indices))
 
 
-def index_of(oracle: EnsembleOracle, feature: Any) -> int:
+def index_of(oracle: Oracle, feature: Any) -> int:
     """The index of a feature name (or an index), checked."""
     from xpg.errors import InvalidFeatureError
 
@@ -331,6 +393,8 @@ def index_of(oracle: EnsembleOracle, feature: Any) -> int:
 
 __all__ = [
     "EnsembleEnumerator",
+    "Oracle",
+    "SmallestProgress",
     "axp_from_fixed",
     "cxp_from_free",
     "shrink_weak_cxp",

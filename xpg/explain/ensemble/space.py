@@ -43,7 +43,7 @@ import numpy as np
 import portion as P
 
 from xpg.core.feature_space import FeatureGroup, FeatureSpace, representative
-from xpg.core.features import Feature, _bound
+from xpg.core.features import Feature, ValueSet, _bound
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidModelError
 from xpg.models.ensemble import TreeEnsemble, feature_number
@@ -154,6 +154,37 @@ class CellLayout:
         assert raw is not None
         cuts, raw_cell = raw
         return raw_cell[bisect.bisect_left(cuts, feature_number(e, value))]
+
+    def cell_values(self, i: int, cell: int) -> ValueSet:
+        """The values of feature ``i`` that ``cell`` holds: the values between two consecutive
+        thresholds (``low < x <= high``, within the declared domain) for a plain feature, the
+        declared cell of a group.  An explanation's condition on the feature is its cell.
+
+        >>> import numpy as np
+        >>> from xpg.core.features import Feature
+        >>> from xpg.models.ensemble import EnsembleTree, Forest
+        >>> t = EnsembleTree(np.array([0, -1, -1]), np.array([2.5, 0, 0]),
+        ...                  np.array([1, -1, -1]), np.array([2, -1, -1]),
+        ...                  np.array([[0, 0], [1.0, 0], [0, 1.0]]))
+        >>> layout = cell_layout(Forest([Feature.integer("n", 0, 9)], ["lo", "hi"], [t],
+        ...                             [0.0, 0.0], 1.0))
+        >>> layout.cell_values(0, 0), layout.cell_values(0, 1)
+        ([0.0,2.5], (2.5,9.0])
+        """
+        e = self.fspace.entries[i]
+        if isinstance(e, FeatureGroup):
+            return e.cells[cell][0]
+        raw = self._raw[i]
+        assert raw is not None
+        cuts, raw_cell = raw
+        k = raw_cell.index(cell)
+        if e.is_discrete:
+            return frozenset(
+                v for v in e.values if bisect.bisect_left(cuts, feature_number(e, v)) == k
+            )
+        lo = cuts[k - 1] if k > 0 else -np.inf
+        hi = cuts[k] if k < len(cuts) else np.inf
+        return P.openclosed(_bound(float(lo)), _bound(float(hi))) & e.domain_set()
 
     def _left_cells(self, j: int, cut: float) -> int | frozenset[int]:
         """The cells of column ``j``'s feature that ``x[j] <= cut`` sends left."""
