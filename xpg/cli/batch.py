@@ -33,17 +33,15 @@ Examples
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
-import signal
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from xpg.cli.common import add_command, positive_int
+from xpg.cli.common import Terminated, add_command, positive_int, sigterm_raises
 from xpg.errors import InvalidParameterError, ParseError
 
 #: rows per chunk read (and at most per task sent to a worker)
@@ -430,29 +428,6 @@ def tally(chunk: Any) -> Tally:
         errors, incomplete, _ = chunk_counts(chunk)
         return Tally(len(chunk), errors, incomplete)
     return Tally(chunk.rows, chunk.errors, chunk.incomplete)
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread by :func:`sigterm_raises` (a BaseException, so that
-    no ``except Exception`` on the way takes it for an error of a row)."""
-
-
-@contextlib.contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread only)."""
-
-    def handler(signum: int, frame: Any) -> None:
-        raise Terminated
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _check_arguments(args: argparse.Namespace) -> str | None:

@@ -23,8 +23,10 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
+import signal
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -1119,3 +1121,26 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("xpg: interrupted", file=sys.stderr)
         return 130
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread by :func:`sigterm_raises` (a BaseException, so that
+    no ``except Exception`` on the way takes it for an error of a row)."""
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread only)."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

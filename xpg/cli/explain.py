@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
     FEATURES_HELP,
+    Terminated,
     add_command,
     braces,
     emit,
@@ -34,6 +34,7 @@ from xpg.cli.common import (
     parse_feature_list,
     positive_float,
     positive_int,
+    sigterm_raises,
     stated_prediction,
 )
 
@@ -183,29 +184,6 @@ def cmd_cxp(args: argparse.Namespace) -> int:
     return emit(args, *_one(args, "cxp"))
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread like :class:`KeyboardInterrupt` for SIGINT."""
-
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` inside the block (main thread only: elsewhere
-    signal handlers cannot be set, and the default action stays)."""
-
-    def handler(signum: int, frame: Any) -> None:
-        raise Terminated
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _is_solver_interrupt(err: Exception) -> bool:
     """The error python-sat raises when Ctrl-C arrives during a SAT call."""
     return type(err).__module__ == "pysolvers" and "keyboard interrupt" in str(err).lower()
@@ -243,7 +221,7 @@ def cmd_enum(args: argparse.Namespace) -> int:
         if prediction is not None and not args.json:
             print(f"prediction: {prediction}", flush=True)
         try:
-            with _sigterm_raises():
+            with sigterm_raises():
                 for found in en:
                     if not args.json:
                         start = time.perf_counter()

@@ -431,6 +431,25 @@ def linf_distance(dg: DecisionGraph, a: Sequence[Any], b: Sequence[Any]) -> floa
     return d
 
 
+def checked_radius(radius: Any) -> float | None:
+    """``radius`` as a float, when it is None or a finite non-negative number.
+
+    >>> checked_radius(2), checked_radius(None)
+    (2.0, None)
+    """
+    if radius is None:
+        return None
+    try:
+        r = float(radius)
+    except (TypeError, ValueError):
+        r = math.nan
+    if not (0.0 <= r < math.inf):
+        raise InvalidQueryError(
+            f"the radius must be a finite non-negative number, found {radius!r}"
+        )
+    return r
+
+
 def robustness(
     model: Any,
     instance: Mapping[str, Any] | Sequence[Any],
@@ -481,16 +500,7 @@ def robustness(
     start = time.perf_counter()
     if route not in ROUTES:
         raise InvalidQueryError(f"route must be one of {', '.join(ROUTES)}, found {route!r}")
-    if radius is not None:
-        try:
-            r = float(radius)
-        except (TypeError, ValueError):
-            r = math.nan
-        if not (0.0 <= r < math.inf):
-            raise InvalidQueryError(
-                f"the radius must be a finite non-negative number, found {radius!r}"
-            )
-        radius = r
+    radius = checked_radius(radius)
     dg: DecisionGraph = model.to_decision_graph()
     values = dg.instance_values(instance)
     point = {f.name: v for f, v in zip(dg.features, values, strict=True)}

@@ -42,8 +42,8 @@ import math
 import time
 from typing import Any
 
-from xpg.errors import InvalidQueryError, VerificationError
-from xpg.explain.exact_robustness import Cost, Robustness, nearest_value
+from xpg.errors import VerificationError
+from xpg.explain.exact_robustness import Cost, Robustness, checked_radius, nearest_value
 
 
 def _route_of(oracle: Any) -> str:
@@ -101,16 +101,7 @@ def oracle_robustness(oracle: Any, *, radius: float | None = None) -> Robustness
         The model does not change its class at the counterexample (a bug).
     """
     start = time.perf_counter()
-    if radius is not None:
-        try:
-            r = float(radius)
-        except (TypeError, ValueError):
-            r = math.nan
-        if not (0.0 <= r < math.inf):
-            raise InvalidQueryError(
-                f"the radius must be a finite non-negative number, found {radius!r}"
-            )
-        radius = r
+    radius = checked_radius(radius)
     space = oracle.space
     costs = cell_costs(oracle)
     levels = sorted({c for per_feature in costs for c in per_feature})
