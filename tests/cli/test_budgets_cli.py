@@ -10,7 +10,6 @@ import argparse
 import itertools
 import json
 import math
-import random
 import time
 from pathlib import Path
 from typing import Any
@@ -23,27 +22,13 @@ from xpg.core.features import Feature, Literal
 from xpg.io.model_json import save_model
 from xpg.models.decision_list import GRAPH_BUDGET, DecisionList, Rule
 from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.testing import long_decision_list
 from xpg.verify.verifier import Verifier
-
-
-def long_list(n_rules: int = 60, seed: int = 0) -> DecisionList:
-    """Rules over features drawn from the whole range: a diagram exponential in the rules
-    (far beyond the default budget), a list and a SAT encoding of a few hundred lines."""
-    rng = random.Random(seed)
-    feats = [Feature.boolean(f"b{i}") for i in range(24)] + [Feature.integer("n", 0, 16)]
-    rules = []
-    for _ in range(n_rules):
-        chosen = rng.sample(range(24), 3)
-        conds = [Literal.eq(f"b{j}", rng.randint(0, 1)) for j in chosen]
-        if rng.random() < 0.5:
-            conds.append(Literal.gt("n", rng.randint(0, 15)))
-        rules.append(Rule(conds, rng.randint(0, 2)))
-    return DecisionList(feats, [0, 1, 2], rules, 0)
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, DecisionList, dict, str]:
-    dl = long_list()
+    dl = long_decision_list()
     path = tmp_path_factory.mktemp("big") / "list.json"
     save_model(dl, path)
     x = {f.name: 0 for f in dl.features}

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from xpg.cli.main import main
-from xpg.core.features import Feature, Literal
 from xpg.errors import GraphTooLargeError
 from xpg.explain.batch import DEFAULT_ORACLE_TIMEOUT, BatchExplainer, explain_many
 from xpg.io.model_json import save_model
-from xpg.models.decision_list import DecisionList, Rule
+from xpg.models.decision_list import DecisionList
 from xpg.testing import (
     Oracle,
     grid_from_literals,
+    long_decision_list,
     random_decision_list,
     random_features,
     random_instance,
@@ -111,24 +111,10 @@ def test_explain_many_falls_back_per_row_and_pickles(monkeypatch: pytest.MonkeyP
     assert _family(copy.explain_row(0, rows[0])["axps"]) == _family(got[0]["axps"])
 
 
-def _long_list(n_rules: int, seed: int = 0) -> DecisionList:
-    """Rules over features drawn from the whole range: diagrams exponential in the rules."""
-    rng = random.Random(seed)
-    feats = [Feature.boolean(f"b{i}") for i in range(24)] + [Feature.integer("n", 0, 16)]
-    rules = []
-    for _ in range(n_rules):
-        chosen = rng.sample(range(24), 3)
-        conds = [Literal.eq(f"b{j}", rng.randint(0, 1)) for j in chosen]
-        if rng.random() < 0.5:
-            conds.append(Literal.gt("n", rng.randint(0, 15)))
-        rules.append(Rule(conds, rng.randint(0, 2)))
-    return DecisionList(feats, [0, 1, 2], rules, 0)
-
-
 def test_cli_explain_on_a_list_over_the_budget(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dl = _long_list(60)
+    dl = long_decision_list(60)
     with pytest.raises(GraphTooLargeError):
         dl.to_decision_graph()  # the default budget
     model = tmp_path / "list.json"

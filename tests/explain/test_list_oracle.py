@@ -25,6 +25,7 @@ from xpg.models.decision_list import (
 from xpg.testing import (
     Oracle,
     grid_from_literals,
+    long_decision_list,
     random_decision_list,
     random_features,
     random_instance,
@@ -197,22 +198,8 @@ def test_budget_is_checked_while_building() -> None:
         check_size(bdd, 5)
 
 
-def _long_list(n_rules: int, seed: int = 0) -> DecisionList:
-    """Rules over features drawn from the whole range: diagrams exponential in the rules."""
-    rng = random.Random(seed)
-    feats = [Feature.boolean(f"b{i}") for i in range(24)] + [Feature.integer("n", 0, 16)]
-    rules = []
-    for _ in range(n_rules):
-        chosen = rng.sample(range(24), 3)
-        conds = [Literal.eq(f"b{j}", rng.randint(0, 1)) for j in chosen]
-        if rng.random() < 0.5:
-            conds.append(Literal.gt("n", rng.randint(0, 15)))
-        rules.append(Rule(conds, rng.randint(0, 2)))
-    return DecisionList(feats, [0, 1, 2], rules, 0)
-
-
 def test_a_long_list_is_refused_within_the_budget_and_explained_by_sat() -> None:
-    dl = _long_list(60)
+    dl = long_decision_list(60)
     with pytest.raises(GraphTooLargeError, match=r"\(60 rules\) is too large to compile"):
         dl.to_decision_graph()  # the default budget
     with pytest.raises(GraphTooLargeError, match="budget of 500 diagram nodes"):

@@ -13,7 +13,8 @@ that fit an estimator.
 * decision graphs: :func:`random_tree`, :func:`merge_subtrees`, :func:`random_ordered_dag`,
   :func:`random_decision_graph`, :func:`random_bounded_graph`, :func:`ladder` (parity),
   :func:`small_mixed_graph`, :func:`reachable_part`;
-* models: :func:`random_decision_tree`, :func:`random_decision_list`, :func:`random_omdd`,
+* models: :func:`random_decision_tree`, :func:`random_decision_list`,
+  :func:`long_decision_list` (far beyond the compile budget), :func:`random_omdd`,
   :func:`random_obdd`, :func:`random_reduced_obdd`, :func:`random_risk_score`,
   :func:`random_sklearn_tree`, :func:`random_real_sklearn_tree`,
   :func:`random_sklearn_ensemble` (forests and boosted trees over small discrete domains);
@@ -67,6 +68,7 @@ from xpg.testing.graphs import (
 from xpg.testing.models import (
     dnf_obdd,
     float32_representatives,
+    long_decision_list,
     random_decision_list,
     random_decision_tree,
     random_obdd,
@@ -125,6 +127,7 @@ __all__ = [
     "random_cases",
     "random_condition",
     "random_decision_graph",
+    "long_decision_list",
     "random_decision_list",
     "random_decision_tree",
     "random_dg_xpgs",

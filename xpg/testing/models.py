@@ -110,6 +110,27 @@ def random_decision_tree(
     return DecisionTree(list(features), classes, grow(start, depth))
 
 
+def long_decision_list(n_rules: int = 60, seed: Seed = 0) -> DecisionList:
+    """Rules over features drawn from the whole range (24 booleans and an integer ``n`` in
+    0..16, three classes): a diagram exponential in the rules, far beyond the compile budget
+    at 60 rules, while the list and its SAT encoding stay a few hundred lines.
+
+    >>> dl = long_decision_list(5)
+    >>> len(dl.rules), len(dl.features), dl.classes
+    (5, 25, [0, 1, 2])
+    """
+    rng = as_random(seed)
+    feats = [Feature.boolean(f"b{i}") for i in range(24)] + [Feature.integer("n", 0, 16)]
+    rules = []
+    for _ in range(n_rules):
+        chosen = rng.sample(range(24), 3)
+        conds = [Literal.eq(f"b{j}", rng.randint(0, 1)) for j in chosen]
+        if rng.random() < 0.5:
+            conds.append(Literal.gt("n", rng.randint(0, 15)))
+        rules.append(Rule(conds, rng.randint(0, 2)))
+    return DecisionList(feats, [0, 1, 2], rules, 0)
+
+
 def random_decision_list(
     seed: Seed, features: Sequence[Feature], n_classes: int, n_rules: int
 ) -> DecisionList:
