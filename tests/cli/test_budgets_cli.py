@@ -274,14 +274,14 @@ def test_a_time_budget_on_a_graph_interrupts_the_query() -> None:
     """On an explanation graph the budget is a timer signal: a query still running when it
     rings stops (the loop below ends on the signal, not on a clock; the generous guard only
     keeps a broken timer from hanging the test)."""
-    from xpg.cli.membership import _alarm, _OutOfTime
+    from xpg.cli.common import OutOfTime, time_limit
 
     guard = time.monotonic() + 120
-    with pytest.raises(_OutOfTime):
-        with _alarm(0.05):
+    with pytest.raises(OutOfTime):
+        with time_limit(0.05):
             while time.monotonic() < guard:
                 pass
-    with _alarm(None):  # no budget: nothing rings
+    with time_limit(None):  # no budget: nothing rings
         pass
 
 

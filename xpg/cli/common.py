@@ -1144,3 +1144,32 @@ def sigterm_raises() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class OutOfTime(Exception):
+    """The time budget of a query on an explanation graph was reached."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`OutOfTime` in the block once ``seconds`` have passed (SIGALRM: the
+    graph queries run in Python, which the signal interrupts; a SAT call finishes first).
+    No limit without ``seconds``, outside the main thread or without SIGALRM."""
+    if seconds is None or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise OutOfTime
+
+    try:
+        previous = signal.signal(signal.SIGALRM, ring)
+    except ValueError:  # not the main thread
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

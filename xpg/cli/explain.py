@@ -67,16 +67,16 @@ def _one(args: argparse.Namespace, kind: str) -> tuple[dict[str, Any], str]:
         args.timeout = given  # each --row starts from the option as given
     seed = _seed(args, _names(target))
     if isinstance(target, ExplanationGraph):
-        from xpg.cli.membership import _alarm, _OutOfTime
+        from xpg.cli.common import OutOfTime, time_limit
         from xpg.explain.axp_cxp import find_axp, find_cxp
 
         start = time.perf_counter()
         try:
-            with _alarm(timeout):
+            with time_limit(timeout):
                 found = (
                     find_axp(target, seed=seed) if kind == "axp" else find_cxp(target, seed=seed)
                 )
-        except _OutOfTime:
+        except OutOfTime:
             return _out_of_time(target, kind, time.perf_counter() - start, None, timeout, default)
         return _answer(target, kind, found, time.perf_counter() - start, None)
     from xpg.explain.ensemble.oracle import OracleTimeout

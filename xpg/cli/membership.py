@@ -39,17 +39,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xpg.cli.common import (
+    OutOfTime,
     add_command,
     braces,
     emit,
     load_args_target,
     positive_float,
     positive_int,
+    time_limit,
 )
 
 if TYPE_CHECKING:
@@ -67,35 +68,6 @@ def _is_graph(target: ExplanationGraph | OracleExplainer) -> bool:
     return isinstance(target, ExplanationGraph)
 
 
-class _OutOfTime(Exception):
-    """The time budget of a query on an explanation graph was reached."""
-
-
-@contextlib.contextmanager
-def _alarm(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`_OutOfTime` in the block once ``seconds`` have passed (SIGALRM: the
-    graph queries run in Python, which the signal interrupts; a SAT call finishes first).
-    No limit without ``seconds``, outside the main thread or without SIGALRM."""
-    if seconds is None or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def ring(signum: int, frame: Any) -> None:
-        raise _OutOfTime
-
-    try:
-        previous = signal.signal(signal.SIGALRM, ring)
-    except ValueError:  # not the main thread
-        yield
-        return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _run(
     target: ExplanationGraph | OracleExplainer,
     timeout: float | None,
@@ -108,9 +80,9 @@ def _run(
 
     if _is_graph(target):
         try:
-            with _alarm(timeout):
+            with time_limit(timeout):
                 return on_graph(target), None
-        except _OutOfTime:
+        except OutOfTime:
             return None, None
     try:
         return on_oracle(target), None
