@@ -65,6 +65,12 @@ class MissingExtraError(XpgError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
 
+class InvalidParameterError(XpgError, ValueError):
+    """A parameter is not one of the accepted forms (:mod:`xpg.core.validation`): a rate
+    outside (0, 1), a negative size, an unknown option...; the more specific parameter errors
+    derive from it."""
+
+
 class InvalidSeedError(XpgError, ValueError):
     """A seed handed to an explanation extractor does not have the property it must have."""
 
@@ -79,7 +85,7 @@ class BackendUnavailableError(XpgError, ImportError):
 # -- raised by xpg.explain.membership
 
 
-class InvalidQueryError(XpgError, ValueError):
+class InvalidQueryError(InvalidParameterError):
     """A query option is not one of the accepted values (explanation kind, route)."""
 
 
@@ -110,7 +116,7 @@ class InvalidPolynomialError(XpgError, ValueError):
 # -- raised by xpg.fourier.explainer
 
 
-class InvalidExplainerError(XpgError, ValueError):
+class InvalidExplainerError(InvalidParameterError):
     """An explainer parameter is out of range, or the explainer does not fit the game."""
 
 
@@ -142,7 +148,7 @@ class GraphTooLargeError(XpgError, ValueError):
 # -- raised by xpg.fourier.metrics
 
 
-class InvalidMetricError(XpgError, ValueError):
+class InvalidMetricError(InvalidParameterError):
     """A metric was asked for with arguments that do not fit together."""
 
 
@@ -177,10 +183,6 @@ class UnboundedDomainError(XpgError, ValueError):
 
 class InvalidDataError(XpgError, ValueError):
     """Data given to fit a distribution does not match the features (shape, value, domain)."""
-
-
-class InvalidParameterError(XpgError, ValueError):
-    """An explainer parameter is out of range (a rate outside (0, 1), a negative size...)."""
 
 
 class InvalidFeatureSetError(XpgError, ValueError):
