@@ -79,7 +79,7 @@ def _one(args: argparse.Namespace, kind: str) -> tuple[dict[str, Any], str]:
         except OutOfTime:
             return _out_of_time(target, kind, time.perf_counter() - start, None, timeout, default)
         return _answer(target, kind, found, time.perf_counter() - start, None)
-    from xpg.explain.ensemble.oracle import OracleTimeout
+    from xpg.explain.oracle_abc import OracleTimeout
 
     with target:
         start = time.perf_counter()

@@ -86,7 +86,7 @@ def _without_graph(args: argparse.Namespace, model: Any, too_large: GraphTooLarg
     import time
 
     from xpg.core.graph import DecisionGraph
-    from xpg.explain.ensemble.oracle import OracleTimeout
+    from xpg.explain.oracle_abc import OracleTimeout
     from xpg.explain.oracle_robustness import oracle_robustness
 
     if args.route != "auto":

@@ -64,7 +64,7 @@ from xpg.core.instances import instance_dict
 from xpg.core.valuesets import as_value_set, feature_cells
 from xpg.errors import VerificationError
 from xpg.explain.ensemble.explainer import OracleExplainer
-from xpg.explain.ensemble.oracle import OracleTimeout
+from xpg.explain.oracle_abc import OracleTimeout
 from xpg.models.decision_list import DecisionList
 from xpg.solvers.lifecycle import SolverOwner
 

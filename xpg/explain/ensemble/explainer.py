@@ -48,7 +48,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from xpg.errors import InvalidQueryError
-from xpg.explain.ensemble.oracle import ROUTE_OF, Backend, EnsembleOracle, OracleTimeout
+from xpg.explain.ensemble.oracle import ROUTE_OF, Backend, EnsembleOracle
 from xpg.explain.ensemble.queries import (
     EnsembleEnumerator,
     Oracle,
@@ -66,6 +66,7 @@ from xpg.explain.ensemble.queries import (
 from xpg.explain.ensemble.space import CellSpace
 from xpg.explain.marco import EnumerationResult, ExplanationKind
 from xpg.explain.membership import Membership, check_kind
+from xpg.explain.oracle_abc import OracleTimeout
 from xpg.explain.relevance import FeatureClassification
 from xpg.explain.smallest import SmallestExplanation
 from xpg.solvers.lifecycle import SolverOwner

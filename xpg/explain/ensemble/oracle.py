@@ -95,6 +95,7 @@ import numpy as np
 
 from xpg.errors import InvalidQueryError
 from xpg.explain.ensemble.space import CellLayout, CellSpace
+from xpg.explain.oracle_abc import OracleTimeout, Undecided
 from xpg.solvers.lifecycle import SolverOwner
 
 Backend = Literal["pb", "lra"]
@@ -107,16 +108,6 @@ EXHAUSTIVE_LIMIT = 256
 BNB_NODES = 20000
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
 _PB_SCALE_BITS = 24
-
-
-class OracleTimeout(Exception):
-    """Raised by :meth:`EnsembleOracle.check` once :attr:`EnsembleOracle.deadline` has passed
-    (the enumeration's time budget); internal, never escapes the queries that set it."""
-
-
-class Undecided(Exception):
-    """Raised by :meth:`EnsembleOracle.check` with ``solver=False`` when the cheap decisions
-    do not decide the question (the caller may ask again later, with the solver)."""
 
 
 class _Pair:

@@ -49,7 +49,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from xpg.errors import InvalidSeedError
-from xpg.explain.ensemble.oracle import OracleTimeout, Undecided
 from xpg.explain.marco import (
     EnumerationResult,
     Explanation,
@@ -57,6 +56,7 @@ from xpg.explain.marco import (
     _checked_limit,
     _checked_timeout,
 )
+from xpg.explain.oracle_abc import OracleTimeout, Undecided
 from xpg.explain.smallest import implicit_hitting_set
 from xpg.solvers.lifecycle import SolverOwner
 
