@@ -144,6 +144,7 @@ class Oracle(abc.ABC):
 
     def close(self) -> None:
         """Release what the oracle owns (solvers); the default owns nothing."""
+        return None
 
     def __enter__(self) -> Oracle:
         return self
