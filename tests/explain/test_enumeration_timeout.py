@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import xpg.explain.graph_oracle
 import xpg.explain.marco
 from xpg import Enumerator, ExplanationGraph, enumerate_explanations, is_weak_axp, is_weak_cxp
 from xpg.core.features import Feature
@@ -20,7 +21,7 @@ ROUTES = ["masks", "graph"]
 
 
 def _route(monkeypatch: pytest.MonkeyPatch, route: str) -> None:
-    monkeypatch.setattr(xpg.explain.marco, "_MASK_EDGES", 10**9 if route == "masks" else -1)
+    monkeypatch.setattr(xpg.explain.graph_oracle, "MASK_EDGES", 10**9 if route == "masks" else -1)
 
 
 def _or_of_ands(terms: int, width: int) -> ExplanationGraph:

@@ -1,4 +1,6 @@
-"""Queries on an explanation graph: algorithms are plain functions over the graph.
+"""Explanations of decisions: one explainer (:mod:`~xpg.explain.engine`, ``Explainer``) over
+one question (:mod:`~xpg.explain.oracle_abc`, the ``Oracle`` interface), its algorithms
+written once and callable as plain functions over an explanation graph or any oracle.
 
 :mod:`~xpg.explain.reach` (Alg. 1, pathToZero), :mod:`~xpg.explain.axp_cxp` (Algs. 2-3,
 findAXp and findCXp), :mod:`~xpg.explain.marco` (Alg. 4, enumeration), :mod:`~xpg.explain.tree_xpg`
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
     from xpg.explain.batch import explain_many
     from xpg.explain.describe import axp_conditions, counterexample
+    from xpg.explain.engine import Decision, Explainer, QueryTimeout
     from xpg.explain.exact_robustness import Robustness, robustness
     from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
     from xpg.explain.membership import (
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
         is_member,
         membership_route,
     )
+    from xpg.explain.oracle_abc import Oracle
     from xpg.explain.reach import path_to_zero
     from xpg.explain.relevance import FeatureClassification, classify_features
     from xpg.explain.smallest import SmallestExplanation, smallest_axp, smallest_cxp
@@ -43,6 +47,10 @@ _LAZY = {
     "explain_many": "xpg.explain.batch",
     "axp_conditions": "xpg.explain.describe",
     "counterexample": "xpg.explain.describe",
+    "Decision": "xpg.explain.engine",
+    "Explainer": "xpg.explain.engine",
+    "QueryTimeout": "xpg.explain.engine",
+    "Oracle": "xpg.explain.oracle_abc",
     "EnumerationResult": "xpg.explain.marco",
     "Enumerator": "xpg.explain.marco",
     "Explanation": "xpg.explain.marco",
@@ -65,12 +73,16 @@ _LAZY = {
 }
 
 __all__ = [
+    "Decision",
     "EnumerationResult",
     "Enumerator",
+    "Explainer",
     "Explanation",
     "FeatureClassification",
     "Membership",
     "MembershipQueries",
+    "Oracle",
+    "QueryTimeout",
     "RouteChoice",
     "Robustness",
     "SmallestExplanation",

@@ -65,25 +65,15 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from xpg.core.features import Feature
-from xpg.core.graph import DecisionGraph
-from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import (
-    GraphTooLargeError,
-    InvalidInstanceError,
-    InvalidModelError,
-    InvalidQueryError,
-    XpgError,
-)
-from xpg.explain.exact_robustness import robustness
-from xpg.explain.marco import _checked_limit, _checked_timeout, enumerate_explanations
-from xpg.explain.oracle_robustness import oracle_robustness
-from xpg.explain.relevance import classify_features
+from xpg.errors import InvalidInstanceError, InvalidQueryError, XpgError
+from xpg.explain.engine import Decision, Explainer
+from xpg.explain.marco import _checked_limit, _checked_timeout
 
 #: what a record may hold besides the prediction: the explanation lists, the feature classes,
 #: the exact robustness
@@ -127,64 +117,6 @@ def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
     if not names:
         raise InvalidQueryError(f"no kind given; expected some of {', '.join(KINDS)}")
     return tuple(k for k in KINDS if k in names)
-
-
-def as_decision_graph(model: Any) -> DecisionGraph:
-    """The decision graph of ``model``: a :class:`DecisionGraph`, a model kind of
-    :mod:`xpg.models` (compiled and validated here) or a fitted scikit-learn tree."""
-    if isinstance(model, DecisionGraph):
-        return model
-    if hasattr(model, "tree_"):
-        from xpg.compile.sklearn_tree import from_sklearn_tree
-
-        return from_sklearn_tree(model)
-    if hasattr(model, "to_decision_graph"):
-        dg = model.to_decision_graph()
-        dg.validate()
-        return dg  # type: ignore[no-any-return]
-    raise InvalidModelError(
-        f"cannot explain with a {type(model).__name__}: expected a DecisionGraph, a model of "
-        "xpg.models or a fitted scikit-learn tree"
-    )
-
-
-def _oracle_routes() -> dict[type, tuple[str, type, int]]:
-    """Per model kind explained by an oracle when it does not compile: the route
-    :class:`BatchExplainer` reports, the explainer class and the default compile budget."""
-    from xpg.explain.ensemble import EnsembleExplainer
-    from xpg.explain.list_oracle import ROUTE, DecisionListExplainer
-    from xpg.models import decision_list, ensemble
-
-    return {
-        ensemble.TreeEnsemble: ("ensemble", EnsembleExplainer, ensemble.GRAPH_BUDGET),
-        decision_list.DecisionList: (ROUTE, DecisionListExplainer, decision_list.GRAPH_BUDGET),
-    }
-
-
-def _oracle_route(model: Any) -> tuple[str, type, int] | None:
-    """The route, explainer class and default compile budget of ``model`` (None: a model
-    always compiled).
-
-    >>> from xpg.examples import and_graph
-    >>> _oracle_route(and_graph()) is None
-    True
-    """
-    return next((v for k, v in _oracle_routes().items() if isinstance(model, k)), None)
-
-
-def _graph_or_model(model: Any, budget: int | None) -> tuple[DecisionGraph | None, Any]:
-    """``model``'s decision graph, or (None, the model) for a tree ensemble or a decision list
-    that does not compile within ``budget`` (ensembles: diagram edges, lists: diagram nodes;
-    default: the model kind's ``GRAPH_BUDGET``)."""
-    route = _oracle_route(model)
-    if route is None:
-        return as_decision_graph(model), None
-    try:
-        dg = model.to_decision_graph(route[2] if budget is None else budget)
-    except GraphTooLargeError:
-        return None, model
-    dg.validate()
-    return dg, None
 
 
 def _is_missing(value: Any) -> bool:
@@ -345,23 +277,20 @@ class BatchExplainer:
         self.limit = _checked_limit(limit)  # checked here, not once per row in a record
         if timeout != "auto":
             timeout = _checked_timeout(timeout)
-        #: the model explained by an oracle per row (None when it compiled: ``dg``)
-        self.dg, self.model = _graph_or_model(model, graph_budget)
-        self.features: list[Feature]
-        if self.dg is not None:
-            self.features = list(self.dg.features)
-            self.route = "graph"
+        if isinstance(model, Explainer):
+            self.explainer = model
         else:
-            self.features = list(self.model.features)
-            self.route, self._explainer, _ = _oracle_route(self.model)  # type: ignore[misc]
-            if "robustness" in self.kinds and self.route == "ensemble":
-                raise InvalidQueryError(
-                    f"kind 'robustness': this tree ensemble ({len(self.model)} trees) is "
-                    "too large to compile into a decision graph, which exact robustness "
-                    "needs (axp, cxp and features work)"
-                )
+            self.explainer = Explainer(model, budget=graph_budget, many=True)
+        self.features: list[Feature] = self.explainer.features
+        #: "graph" (the model compiled), or the route of its oracle
+        self.route = self.explainer.route
+        if "robustness" in self.kinds and not self.explainer.supports("robustness"):
+            raise InvalidQueryError(
+                f"kind 'robustness': not defined on the {self.route} route (axp, cxp and "
+                "features work)"
+            )
         if timeout == "auto":
-            timeout = DEFAULT_ORACLE_TIMEOUT if self.dg is None else None
+            timeout = DEFAULT_ORACLE_TIMEOUT if self.route != "graph" else None
         self.timeout: float | None = timeout
         self.target = target
         self.stamp: Record = {} if model_id is None else {"model": model_id}
@@ -381,34 +310,13 @@ class BatchExplainer:
                 if converted
                 else [convert_value(f, v) for f, v in zip(self.features, raw, strict=True)]
             )
-            if self.dg is None:
-                with self._explainer(self.model, values) as ex:
-                    record = self._explained(
-                        row,
-                        ex,
-                        ex.prediction,
-                        label,
-                        lambda: ex.enumerate(limit=self.limit, timeout=self.timeout),
-                        ex.classify_features,
-                    )
-                    if "robustness" in self.kinds:  # a decision list: refused for ensembles
-                        found = oracle_robustness(ex.oracle)
-            else:
-                xg = ExplanationGraph.from_decision_graph(self.dg, values)
-                record = self._explained(
-                    row,
-                    xg,
-                    xg.prediction,
-                    label,
-                    lambda: enumerate_explanations(xg, limit=self.limit, timeout=self.timeout),
-                    lambda: classify_features(xg),
-                )
-            if "robustness" in self.kinds:
-                if self.dg is not None:
-                    found = robustness(self.dg, values)
-                record["robustness"] = {
-                    k: v for k, v in found.to_json().items() if k not in ("seconds", "route")
-                }
+            with self.explainer.explain(values) as decision:
+                record = self._explained(row, decision, label)
+                if "robustness" in self.kinds:
+                    found = decision.robustness()
+                    record["robustness"] = {
+                        k: v for k, v in found.to_json().items() if k not in ("seconds", "route")
+                    }
         except XpgError as err:
             if _is_interrupt(err):
                 raise KeyboardInterrupt from None
@@ -422,32 +330,23 @@ class BatchExplainer:
             record.update(self.stamp)
         return record
 
-    def _explained(
-        self,
-        row: int,
-        target: Any,
-        prediction: Any,
-        label: tuple[bool, Any],
-        enumerate_all: Callable[[], Any],
-        classify: Callable[[], Any],
-    ) -> Record:
+    def _explained(self, row: int, decision: Decision, label: tuple[bool, Any]) -> Record:
         """A record's fields from the prediction, the enumeration and the feature classes of
-        either route (both results have the same attributes); ``target``, the row's graph or
-        explainer, describes the explanations."""
-        record: Record = {"row": row, "prediction": str(prediction)}
+        one explained decision."""
+        record: Record = {"row": row, "prediction": str(decision.prediction)}
         if label[0]:
             record["label"] = _label_text(label[1])
         if self._enumerate:
-            result = enumerate_all()
+            result = decision.enumerate(limit=self.limit, timeout=self.timeout)
             if "axp" in self.kinds:
                 record["axps"] = [sorted(x) for x in result.axps]
             if "cxp" in self.kinds:
                 record["cxps"] = [sorted(x) for x in result.cxps]
             record["complete"] = result.complete
             if "conditions" in self.kinds:
-                record.update(_described(target, record.get("axps", []), record.get("cxps", [])))
+                record.update(_described(decision, record.get("axps", []), record.get("cxps", [])))
         if "features" in self.kinds:
-            classes = classify()
+            classes = decision.classify_features()
             record["necessary"] = sorted(classes.necessary)
             record["relevant"] = sorted(classes.relevant)
             record["irrelevant"] = sorted(classes.irrelevant)

@@ -4,11 +4,10 @@ An AXp fixes features to the instance's values; the model cannot tell apart the 
 a feature that satisfy exactly the same tests, so each fixed feature can be stated as the
 widest such condition, its *cell*: ``worst radius > 16.795``.  On a decision graph the cell
 is cut by the literals of the graph's edges on the feature; on a model explained by an
-oracle without a graph (:class:`~xpg.explain.ensemble.explainer.OracleExplainer`: a tree
-ensemble's :class:`~xpg.explain.ensemble.EnsembleExplainer` on its sat and smt routes, by
-the thresholds its trees use, :meth:`~xpg.explain.ensemble.space.CellLayout.cell_values`; a
-long decision list's :class:`~xpg.explain.list_oracle.DecisionListExplainer`, by its rules'
-conditions), by the oracle's cells.
+oracle over cells (a :class:`~xpg.explain.engine.Decision` on another route than the graph:
+a tree ensemble's, by the thresholds its trees use,
+:meth:`~xpg.explain.ensemble.space.CellLayout.cell_values`; a long decision list's, by its
+rules' conditions), by the oracle's cells.
 A CXp is shown with a counterexample: new values for its features that the model classifies
 differently.
 
@@ -53,7 +52,7 @@ from xpg.explain.reach import zero_path
 
 if TYPE_CHECKING:
     from xpg.core.features import Literal
-    from xpg.explain.ensemble.explainer import OracleExplainer
+    from xpg.explain.engine import Decision
 
 
 def _source(xg: ExplanationGraph) -> tuple[DecisionGraph, list[Any]]:
@@ -170,22 +169,24 @@ def changes_text(changes: dict[str, Any]) -> str:
     return "; ".join(f"{quote_name(n)} = {value_text(v)}" for n, v in changes.items())
 
 
-def _graph_of(target: ExplanationGraph | OracleExplainer) -> ExplanationGraph | None:
-    """The explanation graph behind ``target`` (None for an explainer's oracle routes)."""
+def _graph_of(target: ExplanationGraph | Decision) -> ExplanationGraph | None:
+    """The explanation graph behind ``target`` (None for a decision explained by a cell
+    oracle)."""
     if isinstance(target, ExplanationGraph):
         return target
-    from xpg.explain.ensemble.explainer import OracleExplainer
+    from xpg.explain.engine import Decision
 
-    if isinstance(target, OracleExplainer):
-        return target.explanation_graph if target.route == "graph" else None
+    if isinstance(target, Decision):
+        found: ExplanationGraph | None = getattr(target.oracle, "explanation_graph", None)
+        return found
     raise XpgError(
-        "expected an ExplanationGraph or an explainer (EnsembleExplainer, "
-        f"DecisionListExplainer), found {type(target).__name__}"
+        "expected an ExplanationGraph or an explained decision (xpg.Explainer(model)"
+        f".explain(instance)), found {type(target).__name__}"
     )
 
 
 def explanation_conditions(
-    target: ExplanationGraph | OracleExplainer, features: Sequence[str]
+    target: ExplanationGraph | Decision, features: Sequence[str]
 ) -> list[str]:
     """The condition each feature of ``features`` satisfies at the instance, in that order:
     the feature's cell, the values the model cannot tell apart from the instance's (the
@@ -194,11 +195,11 @@ def explanation_conditions(
 
     Parameters
     ----------
-    target : ExplanationGraph or OracleExplainer
+    target : ExplanationGraph or Decision
         An explanation graph built from a decision graph and an instance (any model kind
         compiled to a graph), or an explainer of a model explained by an oracle (a tree
-        ensemble's :class:`~xpg.explain.ensemble.EnsembleExplainer`, any route; a decision
-        list's :class:`~xpg.explain.list_oracle.DecisionListExplainer`).
+        ensemble's :class:`~xpg.explain.engine.Decision`, any route; a decision
+        list over its SAT oracle).
     features : sequence of str
         Feature names (an explanation, in the order its conditions are wanted).
 
@@ -256,7 +257,7 @@ def axp_conditions(xg: ExplanationGraph, features: Sequence[str]) -> list[str]:
 
 
 def explanation_counterexample(
-    target: ExplanationGraph | OracleExplainer, features: Sequence[str]
+    target: ExplanationGraph | Decision, features: Sequence[str]
 ) -> tuple[dict[str, Any], Any]:
     """New values for the features of a (weak) CXp, and the class the model then predicts.
 
@@ -280,7 +281,7 @@ def explanation_counterexample(
     xg = _graph_of(target)
     if xg is not None:
         return counterexample(xg, features)
-    oracle = target.oracle  # type: ignore[union-attr]
+    oracle: Any = target.oracle  # type: ignore[union-attr]
     space = oracle.space
     index = {n: i for i, n in enumerate(space.names)}
     free = {_index(index, n) for n in features}

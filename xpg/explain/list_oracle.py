@@ -4,9 +4,10 @@ The decision graph of a long list can be exponentially larger than the list
 (:func:`~xpg.models.decision_list.compile_decision_list` gives up beyond its budget), but the
 question every explanation query asks, "with the features of ``S`` fixed to the instance's
 values, can another class be predicted?", has a SAT encoding as small as the list
-(:class:`DecisionListOracle`), and the algorithms of :mod:`xpg.explain.ensemble.queries`
-(deletion, MARCO, implicit hitting sets) run over it unchanged
-(:class:`DecisionListExplainer`, route ``"list-sat"``).
+(:class:`DecisionListOracle`, an :class:`~xpg.explain.oracle_abc.Oracle`), and the
+algorithms of every model (deletion, MARCO, implicit hitting sets) run over it unchanged
+(``xpg.Explainer(model)`` takes it beyond the compile budget, or with ``route="sat"``;
+route ``"list-sat"``).
 
 The encoding, over the *cells* of each feature (the classes of values no rule condition tells
 apart, :func:`~xpg.core.valuesets.feature_cells`):
@@ -36,8 +37,9 @@ Examples
 >>> dl = DecisionList(feats, ["no", "yes"], [
 ...     Rule([Literal.gt("n", 4), Literal.eq("b", 1)], "yes"),
 ...     Rule([Literal.eq("c", 1)], "yes")], "no")
->>> with DecisionListExplainer(dl, {"n": 7, "b": 1, "c": 0}) as ex:
-...     ex.route, ex.prediction, ex.find_axp(), sorted(ex.enumerate().cxps)
+>>> from xpg.explain.engine import Explainer
+>>> with Explainer(dl, route="sat").explain({"n": 7, "b": 1, "c": 0}) as ex:
+...     ex.route, ex.prediction, ex.axp(), sorted(ex.enumerate().cxps)
 ('list-sat', 'yes', ('n', 'b'), [('b',), ('n',)])
 
 References
@@ -63,12 +65,11 @@ from xpg.core.features import Feature, ValueSet
 from xpg.core.instances import instance_dict
 from xpg.core.valuesets import as_value_set, feature_cells
 from xpg.errors import VerificationError
-from xpg.explain.ensemble.explainer import OracleExplainer
-from xpg.explain.oracle_abc import OracleTimeout
+from xpg.explain.oracle_abc import CellOracle, OracleTimeout
 from xpg.models.decision_list import DecisionList
 from xpg.solvers.lifecycle import SolverOwner
 
-#: the route :class:`DecisionListExplainer` reports
+#: the route of a decision list's oracle
 ROUTE = "list-sat"
 
 
@@ -148,7 +149,7 @@ class ListSpace:
         return out
 
 
-class DecisionListOracle(SolverOwner):
+class DecisionListOracle(SolverOwner, CellOracle):
     """Decide, for sets ``S`` of fixed features, whether a decision list can predict another
     class than the instance's (use it as a context manager: it owns a python-sat solver).
 
@@ -180,6 +181,7 @@ class DecisionListOracle(SolverOwner):
 
         self.space = space
         self.model = space.model
+        self.route = ROUTE
         self.n_features = len(space.names)
         self.prediction_label = self.model.predict(space.instance)
         self.calls = self.solver_calls = 0
@@ -344,49 +346,4 @@ class DecisionListOracle(SolverOwner):
         return self.space.values(np.asarray(cells).tolist())
 
 
-class DecisionListExplainer(OracleExplainer):
-    """AXps, CXps, enumeration, membership, feature classes and smallest explanations of one
-    instance of a decision list, without compiling it (use it as a context manager: it owns
-    its solvers).  Every query of :class:`~xpg.explain.ensemble.explainer.OracleExplainer`,
-    over :class:`DecisionListOracle`; route ``"list-sat"``.
-
-    Parameters
-    ----------
-    model : DecisionList
-    instance : mapping or sequence
-        The values of the list's features.
-
-    Raises
-    ------
-    InvalidInstanceError
-        For a missing, unknown or out-of-domain value.
-
-    Examples
-    --------
-    >>> from xpg.core.features import Feature, Literal
-    >>> from xpg.models.decision_list import DecisionList, Rule
-    >>> dl = DecisionList([Feature.boolean("a"), Feature.boolean("b")], [0, 1],
-    ...                   [Rule([Literal.eq("a", 1), Literal.eq("b", 1)], 1)], 0)
-    >>> with DecisionListExplainer(dl, {"a": 1, "b": 0}) as ex:
-    ...     ex.find_axp(), ex.find_cxp(), ex.is_member("a").member
-    (('b',), ('b',), False)
-    """
-
-    closed_message = "this DecisionListExplainer is closed"
-
-    def __init__(self, model: DecisionList, instance: Mapping[str, Any] | Sequence[Any]) -> None:
-        self.model = model
-        space = ListSpace(model, instance)
-        self._oracle = DecisionListOracle(space)
-        self.route = ROUTE
-        self.prediction = self._oracle.prediction_label
-        self.features = list(space.names)
-
-    @property
-    def oracle(self) -> DecisionListOracle:
-        """The oracle."""
-        found: DecisionListOracle = super().oracle
-        return found
-
-
-__all__ = ["ROUTE", "DecisionListExplainer", "DecisionListOracle", "ListSpace"]
+__all__ = ["ROUTE", "DecisionListOracle", "ListSpace"]

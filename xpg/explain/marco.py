@@ -35,17 +35,18 @@ Back Again. AI*IA 2020 (AXps are the minimal hitting sets of the CXps).
 
 from __future__ import annotations
 
-import numbers
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from xpg.core.validation import Interval, check_param
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import InvalidParameterError, SolverClosedError
-from xpg.explain.axp_cxp import require_explanation_graph, shrink_weak_cxp
+from xpg.errors import SolverClosedError
+from xpg.explain.axp_cxp import delete_to_axp, shrink_weak_cxp
+from xpg.explain.graph_oracle import as_oracle
 from xpg.explain.masks import minimal_hitting_masks
-from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
+from xpg.explain.oracle_abc import Oracle, OracleTimeout
 from xpg.solvers.lifecycle import SolverOwner
 
 if TYPE_CHECKING:
@@ -108,25 +109,12 @@ class EnumerationResult:
 
 def _checked_limit(limit: Any) -> int | None:
     """``limit``, a whole number of explanations from 1 up, or None (no limit)."""
-    if limit is None:
-        return None
-    if isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and int(limit) >= 1:
-        return int(limit)
-    raise InvalidParameterError(
-        f"limit: expected a whole number from 1 up or None, found {limit!r}"
-    )
+    return check_param("limit", limit, Interval(int, 1, None), None)  # type: ignore[no-any-return]
 
 
 def _checked_timeout(timeout: Any) -> float | None:
     """``timeout``, a finite number of seconds from 0 up, or None (no timeout)."""
-    if timeout is None:
-        return None
-    if isinstance(timeout, numbers.Real) and not isinstance(timeout, bool):
-        if 0 <= float(timeout) < float("inf"):
-            return float(timeout)
-    raise InvalidParameterError(
-        f"timeout: expected a finite number of seconds from 0 up or None, found {timeout!r}"
-    )
+    return check_param("timeout", timeout, Interval(float, 0, None), None)  # type: ignore[no-any-return]
 
 
 class Enumerator(SolverOwner):
@@ -134,44 +122,49 @@ class Enumerator(SolverOwner):
 
     Parameters
     ----------
-    xg : ExplanationGraph
+    target : ExplanationGraph or Oracle
+        The decision explained (:class:`~xpg.explain.oracle_abc.Oracle`: any model).
     limit : int, optional
         Stop after this many explanations (AXps and CXps together).
     timeout : float, optional
-        Stop after this many seconds; a SAT call in progress is interrupted.  One watchdog
-        thread per enumeration interrupts the solver at the deadline; the interruption
-        stays set, so that every later SAT call returns at once.
+        Stop after this many seconds; a SAT call in progress is interrupted, and so is an
+        oracle question (as is one past a deadline the oracle already has: the earlier of
+        the two holds, and the oracle's own is restored after).  One watchdog thread per
+        enumeration interrupts the solver at the deadline; the interruption stays set, so
+        that every later SAT call returns at once.
     solver : str
         A python-sat solver name.
 
-    After iteration, ``complete`` is True exactly when every explanation was produced.  The
-    solver is created at the first SAT call: an enumeration finished by dualization makes
-    none (``sat_calls`` is 0).
+    After iteration, ``complete`` is True exactly when every explanation was produced;
+    ``axp_sets`` and ``cxp_sets`` hold the explanations as feature indices.  The solver is
+    created at the first SAT call: an enumeration finished by dualization makes none
+    (``sat_calls`` is 0).
     """
 
     closed_message = "this Enumerator is closed"
 
     def __init__(
         self,
-        xg: ExplanationGraph,
+        target: ExplanationGraph | Oracle,
         *,
         limit: int | None = None,
         timeout: float | None = None,
         solver: str = "m22",
     ) -> None:
-        require_explanation_graph(xg, "Enumerator")
-        self.xg = xg
+        self.oracle = as_oracle(target, "Enumerator")
         self.limit = _checked_limit(limit)
         self.timeout = _checked_timeout(timeout)
         self.complete = False
         self.sat_calls = 0
         self.axps: list[tuple[str, ...]] = []
         self.cxps: list[tuple[str, ...]] = []
+        self.axp_sets: list[list[int]] = []
+        self.cxp_sets: list[list[int]] = []
         self.seconds = 0.0
-        self._tested = xg.tested_vars()
-        # Small graphs: every CXp as a bit mask up front (one pass over the graph), then AXps
-        # are shrunk with integer operations instead of graph traversals.
-        self._cxp_masks = zero_path_masks(xg) if xg.n_edges <= _MASK_EDGES else None
+        self._tested = self.oracle.tested()
+        # Every CXp as a bit mask up front when the oracle lists them cheaply (small graphs):
+        # then AXps are shrunk with integer operations instead of oracle questions.
+        self._cxp_masks = self.oracle.cxp_masks()
         self._solver_name = solver
         self._solver: Any = None  # made by the first SAT call (:meth:`_sat`)
         self._blocked: list[list[int]] = []  # the blocking clauses, for a solver made late
@@ -248,15 +241,17 @@ class Enumerator(SolverOwner):
     def _record(self, kind: ExplanationKind, chosen: list[int]) -> Explanation:
         """Block ``chosen`` in the solver and keep it: an AXp must not stay fixed again, a CXp
         must not be free again."""
-        names = self.xg.var_names
+        names = self.oracle.names
         found = Explanation(kind, tuple([names[v] for v in chosen]))
         self._last = sum(1 << v for v in chosen)
         if kind == "axp":
             clause = [-(v + 1) for v in chosen]
             self.axps.append(found.features)
+            self.axp_sets.append(chosen)
         else:
             clause = [v + 1 for v in chosen]
             self.cxps.append(found.features)
+            self.cxp_sets.append(chosen)
         self._blocked.append(clause)
         if self._solver is not None:
             self._solver.add_clause(clause)
@@ -269,57 +264,82 @@ class Enumerator(SolverOwner):
         self._started = True
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
-        xg, tested, masks = self.xg, self._tested, self._cxp_masks
-        if self.timeout is not None:
-            self._start_watchdog(self.timeout)
+        oracle = self.oracle
+        outer = oracle.deadline
+        if outer is not None and (deadline is None or outer < deadline):
+            deadline = outer
+        oracle.deadline = deadline
+        if deadline is not None:
+            self._start_watchdog(deadline - start)
         try:
-            by_var: list[list[int]] = [[] for _ in range(xg.n_vars)]
-            if masks is not None:
-                # Every CXp is known: report and block each, so that every SAT model left
-                # is a weak AXp (its fixed set meets every CXp) and yields a new AXp.
-                for c in masks:
-                    if self._out_of_budget(deadline):
-                        return
-                    chosen = [v for v in tested if c >> v & 1]
-                    _index_mask(by_var, c)
-                    self.seconds = time.perf_counter() - start
-                    yield self._record("cxp", chosen)
-                work = _DUAL_WORK
-                if deadline is not None:  # within the time left, or the SAT loop stops it
-                    left = deadline - time.perf_counter()
-                    work = min(work, max(0, int(left * _DUAL_WORK_PER_SECOND)))
-                axps = minimal_hitting_masks(masks, max_work=work)
-                if axps is not None:  # every AXp, without a SAT call
-                    for a in axps:
-                        if self._out_of_budget(deadline):
-                            return
-                        self.seconds = time.perf_counter() - start
-                        yield self._record("axp", [v for v in tested if a >> v & 1])
-                    # as the SAT loop: a budget used up exactly leaves the lists unconfirmed
-                    self.complete = not self._out_of_budget(deadline)
-                    return
-            budgeted = self.limit is not None or deadline is not None
-            while True:
-                if budgeted and self._out_of_budget(deadline):
-                    return
-                outcome = self._solve(deadline)
-                if outcome is None:
-                    return
-                if not outcome:
-                    self.complete = True
-                    return
-                model = self._solver.get_model()
-                if masks is not None:
-                    found = self._record("axp", _axp_by_masks(model, tested, by_var))
-                else:
-                    found = self._record(*_classify_by_graph(xg, model, tested, by_var))
-                    if found.kind == "cxp":
-                        _index_mask(by_var, self._last)
-                self.seconds = time.perf_counter() - start
-                yield found
+            yield from self._explanations(start, deadline)
+        except OracleTimeout:
+            return
         finally:
+            oracle.deadline = outer
             self._stop_watchdog()
             self.seconds = time.perf_counter() - start
+
+    def _explanations(self, start: float, deadline: float | None) -> Iterator[Explanation]:
+        tested, masks = self._tested, self._cxp_masks
+        by_var: list[list[int]] = [[] for _ in range(self.oracle.n_features)]
+        if masks is not None:
+            # Every CXp is known: report and block each, so that every SAT model left
+            # is a weak AXp (its fixed set meets every CXp) and yields a new AXp.
+            for c in masks:
+                if self._out_of_budget(deadline):
+                    return
+                chosen = [v for v in tested if c >> v & 1]
+                _index_mask(by_var, c)
+                self.seconds = time.perf_counter() - start
+                yield self._record("cxp", chosen)
+            work = _DUAL_WORK
+            if deadline is not None:  # within the time left, or the SAT loop stops it
+                left = deadline - time.perf_counter()
+                work = min(work, max(0, int(left * _DUAL_WORK_PER_SECOND)))
+            axps = minimal_hitting_masks(masks, max_work=work)
+            if axps is not None:  # every AXp, without a SAT call
+                for a in axps:
+                    if self._out_of_budget(deadline):
+                        return
+                    self.seconds = time.perf_counter() - start
+                    yield self._record("axp", [v for v in tested if a >> v & 1])
+                # as the SAT loop: a budget used up exactly leaves the lists unconfirmed
+                self.complete = not self._out_of_budget(deadline)
+                return
+        budgeted = self.limit is not None or deadline is not None
+        while True:
+            if budgeted and self._out_of_budget(deadline):
+                return
+            outcome = self._solve(deadline)
+            if outcome is None:
+                return
+            if not outcome:
+                self.complete = True
+                return
+            model = self._solver.get_model()
+            if masks is not None:
+                found = self._record("axp", _axp_by_masks(model, tested, by_var))
+            else:
+                found = self._record(*self._classify(model, by_var))
+                if found.kind == "cxp":
+                    _index_mask(by_var, self._last)
+            self.seconds = time.perf_counter() - start
+            yield found
+
+    def _classify(
+        self, model: list[int], cxps_by_var: list[list[int]]
+    ) -> tuple[ExplanationKind, list[int]]:
+        """A SAT model (positive: fixed) -> a new AXp inside its fixed set when the prediction
+        cannot change, else a new CXp inside its free set (Algs. 2 and 3); the CXps found so
+        far spare the AXp's deletion the questions that would fail
+        (:func:`~xpg.explain.axp_cxp.delete_to_axp`)."""
+        oracle, tested = self.oracle, self._tested
+        witness = oracle.check_free([v for v in tested if model[v] < 0])
+        if witness is None:
+            fixed = [v for v in tested if model[v] > 0]
+            return "axp", delete_to_axp(oracle, fixed, cxps_by_var, proven=True)
+        return "cxp", shrink_weak_cxp(oracle, oracle.changed(witness))
 
 
 def _new_solver(name: str) -> Any:
@@ -332,53 +352,11 @@ def _new_solver(name: str) -> Any:
     return Solver(name=name)
 
 
-#: Graphs up to this many edges get all their CXps as bit masks before the SAT loop starts.
-_MASK_EDGES = 20_000
-
 #: Work budget of the dualization of the CXps into AXps (units of
 #: :func:`~xpg.explain.masks.minimal_hitting_masks`, tens of nanoseconds each here, so a
 #: fraction of a second at most); beyond it the MARCO loop takes over.
 _DUAL_WORK = 2_000_000
 _DUAL_WORK_PER_SECOND = 20_000_000  # measured: 19,683 AXps in 0.1 s
-
-
-def _classify_by_graph(
-    xg: ExplanationGraph, model: list[int], tested: list[int], cxps_by_var: list[list[int]]
-) -> tuple[ExplanationKind, list[int]]:
-    """A SAT model (positive: fixed) -> a new AXp inside its fixed set when the prediction
-    cannot change, else a new CXp inside its free set, by graph traversals (Algs. 2 and 3).
-
-    ``cxps_by_var[v]``: the CXps found so far that contain ``v`` (bit masks); they spare the
-    AXp's deletion loop the traversals that would fail (see :func:`_axp_by_deletion`).
-    """
-    free = [v for v in tested if model[v] < 0]
-    path = zero_path(xg, free)
-    if path is None:
-        return "axp", _axp_by_deletion(xg, free, [v for v in tested if model[v] > 0], cxps_by_var)
-    return "cxp", shrink_weak_cxp(xg, zero_edge_vars(xg, path))
-
-
-def _axp_by_deletion(
-    xg: ExplanationGraph, free: list[int], fixed: list[int], cxps_by_var: list[list[int]]
-) -> list[int]:
-    """Alg. 2 (:func:`~xpg.explain.axp_cxp.axp_from_fixed`) on the weak AXp ``fixed``, with
-    the same answer: each feature in turn is freed unless a 0-terminal becomes reachable.
-
-    A feature that is the only still-fixed feature of a known CXp must stay fixed (freeing
-    it would free that whole CXp): it is kept without a traversal.  Without this, the cost
-    of an AXp grows with its size (one refused traversal per feature kept), and enumeration
-    slows down once the cheap CXps are found and large AXps remain.
-    """
-    reach = IncrementalReach(xg, free)
-    rest = sum(1 << v for v in fixed)
-    kept = []
-    for v in fixed:
-        bit = 1 << v
-        if any(not c & (rest ^ bit) for c in cxps_by_var[v]) or not reach.try_free(v):
-            kept.append(v)
-        else:
-            rest ^= bit
-    return kept
 
 
 def _index_mask(by_var: list[list[int]], mask: int) -> None:
@@ -413,15 +391,15 @@ def _axp_by_masks(model: list[int], tested: list[int], by_var: list[list[int]]) 
 
 
 def enumerate_explanations(
-    xg: ExplanationGraph,
+    target: ExplanationGraph | Oracle,
     *,
     limit: int | None = None,
     timeout: float | None = None,
     solver: str = "m22",
 ) -> EnumerationResult:
-    """Every AXp and CXp of an XpG (within the budget), as an :class:`EnumerationResult`."""
-    require_explanation_graph(xg, "enumerate_explanations")
-    with Enumerator(xg, limit=limit, timeout=timeout, solver=solver) as en:
+    """Every AXp and CXp (within the budget), as an :class:`EnumerationResult`."""
+    oracle = as_oracle(target, "enumerate_explanations")
+    with Enumerator(oracle, limit=limit, timeout=timeout, solver=solver) as en:
         for _ in en:
             pass
         return en.result()

@@ -41,9 +41,11 @@ import numpy as np
 
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
-from xpg.explain.axp_cxp import axp_from_fixed, cxp_from_free, require_explanation_graph
-from xpg.explain.marco import ExplanationKind
+from xpg.explain.axp_cxp import axp_containing, axp_from_fixed, cxp_containing, delete_to_axp
+from xpg.explain.graph_oracle import GraphOracle, require_explanation_graph
+from xpg.explain.marco import Enumerator, ExplanationKind
 from xpg.explain.masks import tree_minimal_masks
+from xpg.explain.oracle_abc import Oracle, OracleTimeout
 from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
 from xpg.solvers.lifecycle import SolverOwner
 from xpg.solvers.sat import MembershipOracle
@@ -238,22 +240,6 @@ def first_containing(masks: tuple[int, ...]) -> dict[int, int]:
     return first
 
 
-def axp_containing(xg: ExplanationGraph, i: int, cxp: list[int]) -> list[int]:
-    """An AXp containing ``i``, from a CXp ``Y`` containing ``i``.
-
-    ``Y - {i}`` is not a weak CXp (``Y`` is minimal), so fixing every other variable is a
-    weak AXp; every AXp hits ``Y`` (duality), and inside that set it can only hit ``i``.
-    """
-    released = set(cxp) - {i}
-    return axp_from_fixed(xg, [v for v in xg.tested_vars() if v not in released])
-
-
-def cxp_containing(xg: ExplanationGraph, i: int, axp: list[int]) -> list[int]:
-    """A CXp containing ``i``, from an AXp ``X`` containing ``i`` (the dual argument)."""
-    kept = set(axp) - {i}
-    return cxp_from_free(xg, [v for v in xg.tested_vars() if v not in kept])
-
-
 class MembershipQueries(SolverOwner):
     """Many membership queries on one XpG (use it as a context manager).
 
@@ -313,7 +299,7 @@ class MembershipQueries(SolverOwner):
             if i not in self._first_cxp:
                 return None
             cxp = bits_of(self._first_cxp[i])
-            return cxp if kind == "cxp" else axp_containing(xg, i, cxp)
+            return cxp if kind == "cxp" else axp_containing(GraphOracle(xg), i, cxp)
         if self._oracle is None:
             self._oracle = MembershipOracle(xg, solver=self.solver)
         fixed = self._oracle.query(i)
@@ -321,7 +307,7 @@ class MembershipQueries(SolverOwner):
         if fixed is None:
             return None
         axp = axp_from_fixed(xg, fixed)  # every AXp inside ``fixed`` contains i
-        return axp if kind == "axp" else cxp_containing(xg, i, axp)
+        return axp if kind == "axp" else cxp_containing(GraphOracle(xg), i, axp)
 
     def is_member(self, feature: str | int, kind: ExplanationKind = "axp") -> Membership:
         """Is ``feature`` (a name or a variable index) in some AXp (or some CXp)?
@@ -349,6 +335,55 @@ class MembershipQueries(SolverOwner):
             sat_calls=self.sat_calls - before,
             reason=self.choice.reason,
         )
+
+
+def oracle_membership(
+    oracle: Oracle, i: int, kind: ExplanationKind
+) -> tuple[list[int] | None, str]:
+    """Membership over any oracle: a witness of ``kind`` holding feature ``i`` (None when
+    there is none) and how it was decided.  A feature whose freeing alone changes the class
+    is in every AXp (one question); otherwise MARCO runs until an explanation holding it
+    appears or the lists are complete.
+
+    Raises
+    ------
+    OracleTimeout
+        When the oracle's deadline passes first.
+    """
+    if i not in set(oracle.tested()):
+        return None, "the model does not tell the feature's values apart"
+    if oracle.check_free([i]) is not None:
+        every = [i] if kind == "cxp" else delete_to_axp(oracle, oracle.tested())
+        return every, "freeing the feature alone changes the class: it is in every AXp"
+    with Enumerator(oracle) as en:
+        witness, count = first_member_witness(en, i, kind)
+        if witness is None and not en.complete:
+            raise OracleTimeout
+    if witness is not None:
+        return witness, (
+            f"enumeration (MARCO) until an explanation holding the feature appeared "
+            f"({count} explanations)"
+        )
+    return None, f"complete enumeration (MARCO, {count} explanations) holds it nowhere"
+
+
+def first_member_witness(
+    en: Enumerator, i: int, kind: ExplanationKind
+) -> tuple[list[int] | None, int]:
+    """Run MARCO until an explanation holding ``i`` appears: a witness of ``kind`` holding
+    ``i`` (None when the lists hold none), and the explanations enumerated."""
+    oracle = en.oracle
+    count = 0
+    for found in en:
+        count += 1
+        chosen = (en.axp_sets if found.kind == "axp" else en.cxp_sets)[-1]
+        if i in chosen:
+            if found.kind == kind:
+                return chosen, count
+            if kind == "axp":
+                return axp_containing(oracle, i, chosen), count
+            return cxp_containing(oracle, i, chosen), count
+    return None, count
 
 
 def is_member(

@@ -47,6 +47,7 @@ through Formal XAI. AAAI 2022 (explanations from any oracle of this question).
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -76,7 +77,7 @@ class Oracle(abc.ABC):
     n_features : int
     route : str
         What answers the questions, as answers report it (``"graph"``, ``"sat-pb"``...).
-    prediction
+    prediction_label
         The model's class for the instance.
     calls : int
         Questions asked so far.
@@ -90,7 +91,7 @@ class Oracle(abc.ABC):
     names: Sequence[str]
     n_features: int
     route: str
-    prediction: Any = None
+    prediction_label: Any = None
     calls: int = 0
     deadline: float | None = None
     last_core: list[int] | None = None
@@ -118,6 +119,19 @@ class Oracle(abc.ABC):
         """The features a witness of :meth:`check` moves away from the instance (a weak CXp:
         freeing them allows another class)."""
 
+    def index(self, feature: Any) -> int:
+        """The index of a feature given by name (or by index), checked
+        (:class:`~xpg.errors.InvalidFeatureError`)."""
+        from xpg.explain.seeds import feature_index
+
+        return feature_index(self.names, feature)
+
+    def check_deadline(self) -> None:
+        """Raise :class:`OracleTimeout` once :attr:`deadline` has passed (between
+        questions: a question answered in polynomial time never looks at the clock)."""
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise OracleTimeout
+
     def check_free(self, free: Iterable[int]) -> Any | None:
         """:meth:`check` with every feature fixed but ``free``."""
         free_set = set(free)
@@ -127,15 +141,16 @@ class Oracle(abc.ABC):
         """``fixed`` in the order an AXp by deletion tries to free them (default: as given)."""
         return list(fixed)
 
-    def deletion(self, fixed: Sequence[int]) -> Deletion:
-        """A session freeing features one by one from the weak AXp ``fixed``.
+    def deletion(self, fixed: Sequence[int], *, proven: bool = False) -> Deletion:
+        """A session freeing features one by one from the weak AXp ``fixed`` (``proven``: the
+        last question asked was that one, and its answer was None).
 
         Raises
         ------
         InvalidSeedError
             When ``fixed`` is not a weak AXp.
         """
-        return Deletion(self, fixed)
+        return Deletion(self, fixed, proven=proven)
 
     def cxp_masks(self) -> list[int] | None:
         """Every CXp as a bit mask over the features, when the oracle can list them at
@@ -153,6 +168,31 @@ class Oracle(abc.ABC):
         self.close()
 
 
+class CellOracle(Oracle):
+    """An oracle over the *cells* of the features (the classes of values the model does not
+    tell apart): its ``space`` has ``names``, ``n_cells`` (per feature; one: the feature is
+    in no explanation), ``instance_cell`` and ``values(cells)``; a witness is one cell per
+    feature."""
+
+    space: Any
+
+    @property
+    def names(self) -> Sequence[str]:  # type: ignore[override]
+        return self.space.names  # type: ignore[no-any-return]
+
+    @property
+    def instance_values(self) -> dict[str, Any]:
+        """The instance's values, by feature name."""
+        return self.space.values(list(self.space.instance_cell))  # type: ignore[no-any-return]
+
+    def tested(self) -> list[int]:
+        return [i for i, k in enumerate(self.space.n_cells) if k > 1]
+
+    def changed(self, witness: Any) -> set[int]:
+        instance = self.space.instance_cell
+        return {i for i, (c, c0) in enumerate(zip(list(witness), instance)) if c != c0}
+
+
 class Deletion:
     """Features freed one at a time from a weak AXp while the prediction stays: one
     :meth:`Oracle.check` a question, the fixed features cut to :attr:`Oracle.last_core`
@@ -164,11 +204,11 @@ class Deletion:
         The features still fixed (a weak AXp throughout).
     """
 
-    def __init__(self, oracle: Oracle, fixed: Sequence[int]) -> None:
+    def __init__(self, oracle: Oracle, fixed: Sequence[int], *, proven: bool = False) -> None:
         self.oracle = oracle
         keep = set(oracle.tested())
         current = sorted(set(fixed) & keep)
-        if oracle.check(current) is not None:
+        if not proven and oracle.check(current) is not None:
             refuse_seed(oracle, fixed)
         self.fixed = _cut_to_core(oracle, current)
 
@@ -212,4 +252,4 @@ def refuse_seed(oracle: Oracle, seed: Iterable[int], kind: str = "AXp") -> None:
     )
 
 
-__all__ = ["Deletion", "Oracle", "OracleTimeout", "Undecided", "refuse_seed"]
+__all__ = ["CellOracle", "Deletion", "Oracle", "OracleTimeout", "Undecided", "refuse_seed"]

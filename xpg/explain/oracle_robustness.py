@@ -21,10 +21,10 @@ Examples
 --------
 >>> from xpg.core.features import Feature, Literal
 >>> from xpg.models.decision_list import DecisionList, Rule
->>> from xpg.explain.list_oracle import DecisionListExplainer
+>>> from xpg.explain.engine import Explainer
 >>> dl = DecisionList([Feature.real("x"), Feature.integer("n", 0, 9)], ["lo", "hi"],
 ...                   [Rule([Literal.gt("x", 3.0), Literal.gt("n", 4)], "hi")], "lo")
->>> with DecisionListExplainer(dl, {"x": 5.0, "n": 8}) as ex:
+>>> with Explainer(dl, route="sat").explain({"x": 5.0, "n": 8}) as ex:
 ...     er = oracle_robustness(ex.oracle, radius=1.5)
 >>> er.distance, er.counterexample, er.counterexample_class, er.robust, er.route
 (2.0, {'x': 3.0, 'n': 8}, 'lo', True, 'list-sat')
@@ -44,17 +44,6 @@ from typing import Any
 
 from xpg.errors import VerificationError
 from xpg.explain.exact_robustness import Cost, Robustness, checked_radius, nearest_value
-
-
-def _route_of(oracle: Any) -> str:
-    backend = getattr(oracle, "backend", None)
-    if backend is not None:
-        from xpg.explain.ensemble.oracle import ROUTE_OF
-
-        return ROUTE_OF[backend]
-    from xpg.explain.list_oracle import ROUTE
-
-    return ROUTE
 
 
 def cell_costs(oracle: Any) -> list[list[Cost]]:
@@ -164,7 +153,7 @@ def oracle_robustness(oracle: Any, *, radius: float | None = None) -> Robustness
         counterexample=cex,
         counterexample_class=cex_class,
         counterexample_distance=cex_distance,
-        route=_route_of(oracle),
+        route=oracle.route,
         seconds=time.perf_counter() - start,
         radius=radius,
         robust=robust,

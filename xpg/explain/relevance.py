@@ -81,9 +81,11 @@ from typing import Any, Literal, get_args
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain import masks
-from xpg.explain.axp_cxp import axp_from_fixed, require_explanation_graph
-from xpg.explain.marco import _MASK_EDGES, Enumerator, Explanation
+from xpg.explain.axp_cxp import axp_from_fixed
+from xpg.explain.graph_oracle import MASK_EDGES, require_explanation_graph
+from xpg.explain.marco import Enumerator, Explanation
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
+from xpg.explain.oracle_abc import Oracle, OracleTimeout
 from xpg.explain.reach import IncrementalReach, path_to_zero
 from xpg.explain.tree_xpg import tree_singleton_cxps
 from xpg.solvers.sat import MembershipOracle
@@ -99,7 +101,7 @@ _DFS_LIST_SECONDS_PER_EDGE = 5e-7
 _LIST_FIRST_EDGES = 64  # on smaller trees listing the CXps at once is cheapest
 # up to this many edges the enumerator lists every CXp itself before its first answer, so on
 # such trees it cannot finish before the listing: it races only on larger trees
-_RACE_EDGES = _MASK_EDGES
+_RACE_EDGES = MASK_EDGES
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 
@@ -374,6 +376,37 @@ def _tree_classes(
     members = {v for v in range(xg.n_vars) if union >> v & 1}
     choice = RouteChoice("tree-polynomial", f"{reason} (Prop. 6){raced}")
     return necessary, members, choice, 0, enumerated
+
+
+def oracle_feature_classes(oracle: Oracle, necessary: set[int], members: set[int]) -> int:
+    """The feature classes over any oracle, filled into ``necessary`` (one question per
+    feature: is it a CXp alone?) and ``members`` (the other features found in some
+    explanation, by MARCO until every feature is found or the lists are complete); the
+    features in neither are irrelevant.  Returns the explanations enumerated.
+
+    Raises
+    ------
+    OracleTimeout
+        When the oracle's deadline passes first (the sets hold what was decided).
+    """
+    tested = oracle.tested()
+    for v in tested:
+        oracle.check_deadline()
+        if oracle.check_free([v]) is not None:
+            necessary.add(v)
+    undecided = set(tested) - necessary
+    if not undecided:
+        return 0
+    count = 0
+    with Enumerator(oracle) as en:
+        for found in en:
+            count += 1
+            members |= set((en.axp_sets if found.kind == "axp" else en.cxp_sets)[-1]) & undecided
+            if members == undecided:
+                return count
+        if not en.complete:
+            raise OracleTimeout
+    return count
 
 
 def classify_features(

@@ -40,12 +40,14 @@ from typing import Any, Literal, get_args
 
 from pysat.examples.hitman import Hitman
 
+from xpg.core.validation import Interval, Options, check_param
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
-from xpg.explain.axp_cxp import axp_from_fixed, require_explanation_graph, shrink_weak_cxp
+from xpg.explain.axp_cxp import delete_to_axp, names_of, shrink_weak_cxp
+from xpg.explain.graph_oracle import as_oracle
 from xpg.explain.marco import ExplanationKind
 from xpg.explain.membership import check_kind, membership_route
-from xpg.explain.reach import zero_edge_vars, zero_path
+from xpg.explain.oracle_abc import Oracle
 from xpg.explain.tree_xpg import require_tree, tree_cxp_sets
 
 SmallestMethod = Literal["tree-cxps", "implicit-hitting-set"]
@@ -94,19 +96,24 @@ class SmallestExplanation:
 
 
 def _check_budget(max_iterations: int | None) -> None:
-    if max_iterations is not None and (isinstance(max_iterations, bool) or max_iterations < 1):
-        raise InvalidQueryError(
-            f"max_iterations: expected a positive integer or None, found {max_iterations!r}"
-        )
+    check_param(
+        "max_iterations", max_iterations, Interval(int, 1, None), None, error=InvalidQueryError
+    )
 
 
-def _choose_method(xg: ExplanationGraph, method: SmallestMethod | None) -> SmallestMethod:
+def _choose_method(oracle: Oracle, method: SmallestMethod | None) -> SmallestMethod:
+    """The route policy of smallest explanations: the polynomial CXp list of a tree XpG,
+    else implicit hitting sets over the oracle."""
+    xg: ExplanationGraph | None = getattr(oracle, "explanation_graph", None)
     if method is None:  # the membership dispatcher decides: tree XpG or not
-        tree = membership_route(xg).route == "tree-polynomial"
+        tree = xg is not None and membership_route(xg).route == "tree-polynomial"
         return "tree-cxps" if tree else "implicit-hitting-set"
-    if method not in METHODS:
-        raise InvalidQueryError(f"method: expected one of {', '.join(METHODS)}, found {method!r}")
+    check_param("method", method, Options(METHODS), error=InvalidQueryError)
     if method == "tree-cxps":
+        if xg is None:
+            raise InvalidQueryError(
+                f"method: tree-cxps needs an explanation graph, found the {oracle.route} route"
+            )
         require_tree(xg, "the tree-cxps method")
     return method
 
@@ -136,56 +143,87 @@ def implicit_hitting_set(
     return best, len(best) == lower, iterations, lower
 
 
+@dataclass
+class SmallestProgress:
+    """What :func:`smallest_by_hitting_sets` has found so far (to report when a deadline
+    stops it): the smallest explanation known, the hitting sets tried and the size of the
+    last one (a lower bound on the smallest)."""
+
+    best: list[int] | None = None
+    iterations: int = 0
+    lower: int = 0
+
+
+def smallest_by_hitting_sets(
+    oracle: Oracle,
+    kind: ExplanationKind,
+    max_iterations: int | None,
+    solver: str,
+    progress: SmallestProgress | None = None,
+) -> tuple[list[int] | None, bool, int, int]:
+    """A minimum-cardinality AXp or CXp over any oracle, by implicit hitting sets: (the
+    explanation or None, optimal, iterations, lower bound); ``progress``, when given, is
+    kept up to date."""
+    state = SmallestProgress() if progress is None else progress
+    tested = oracle.tested()
+    first = oracle.check_free(tested)
+    if first is None:  # the prediction cannot change: the only AXp is empty, no CXp
+        return ([] if kind == "axp" else None), True, 0, 0
+    if kind == "axp":
+
+        def dual_of(h: list[int]) -> list[int] | None:
+            inside = set(h)
+            witness = oracle.check_free([v for v in tested if v not in inside])
+            return None if witness is None else shrink_weak_cxp(oracle, oracle.changed(witness))
+
+        best = delete_to_axp(oracle, tested)
+    else:
+
+        def dual_of(h: list[int]) -> list[int] | None:
+            if oracle.check_free(h) is not None:
+                return None
+            inside = set(h)
+            return delete_to_axp(oracle, [v for v in tested if v not in inside])
+
+        best = shrink_weak_cxp(oracle, oracle.changed(first))
+    state.best = best
+
+    def counted(h: list[int]) -> list[int] | None:
+        state.iterations, state.lower = state.iterations + 1, len(h)
+        return dual_of(h)
+
+    return implicit_hitting_set(counted, best, max_iterations, solver)
+
+
 def _smallest(
-    xg: ExplanationGraph,
+    target: ExplanationGraph | Oracle,
     kind: ExplanationKind,
     method: SmallestMethod | None,
     max_iterations: int | None,
     solver: str,
+    progress: SmallestProgress | None = None,
 ) -> SmallestExplanation:
+    oracle = as_oracle(target, f"smallest_{kind}")
     check_kind(kind)
     _check_budget(max_iterations)
-    chosen = _choose_method(xg, method)
+    chosen = _choose_method(oracle, method)
     start = time.perf_counter()
-    tested = xg.tested_vars()
-    first_path = zero_path(xg, tested)
     result: list[int] | None
-    if first_path is None:  # the only AXp is empty; there is no CXp
-        result, optimal, iterations, lower = ([] if kind == "axp" else None), True, 0, 0
-    elif chosen == "tree-cxps":
-        cxps = tree_cxp_sets(xg)
+    if chosen == "tree-cxps" and oracle.check_free(oracle.tested()) is not None:
+        cxps = tree_cxp_sets(oracle.explanation_graph)  # type: ignore[attr-defined]
         if kind == "cxp":
             result, iterations = cxps[0], 0  # smallest first
         else:
             with Hitman(bootstrap_with=cxps, htype="sorted", solver=solver) as hitman:
                 result, iterations = sorted(hitman.get()), 1
         optimal, lower = True, len(result)
-    elif kind == "axp":
-
-        def cxp_outside(h: list[int]) -> list[int] | None:
-            inside = set(h)
-            path = zero_path(xg, [v for v in tested if v not in inside])
-            return None if path is None else shrink_weak_cxp(xg, zero_edge_vars(xg, path))
-
-        best = axp_from_fixed(xg, tested)
-        result, optimal, iterations, lower = implicit_hitting_set(
-            cxp_outside, best, max_iterations, solver
-        )
     else:
-
-        def axp_outside(h: list[int]) -> list[int] | None:
-            inside = set(h)
-            if zero_path(xg, h) is not None:
-                return None
-            return axp_from_fixed(xg, [v for v in tested if v not in inside])
-
-        best = shrink_weak_cxp(xg, zero_edge_vars(xg, first_path))
-        result, optimal, iterations, lower = implicit_hitting_set(
-            axp_outside, best, max_iterations, solver
+        result, optimal, iterations, lower = smallest_by_hitting_sets(
+            oracle, kind, max_iterations, solver, progress
         )
     return SmallestExplanation(
         kind=kind,
-        features=xg.names(result) if result is not None else None,
+        features=names_of(oracle, result) if result is not None else None,
         optimal=optimal,
         lower_bound=lower,
         iterations=iterations,
@@ -195,7 +233,7 @@ def _smallest(
 
 
 def smallest_axp(
-    xg: ExplanationGraph,
+    target: ExplanationGraph | Oracle,
     *,
     method: SmallestMethod | None = None,
     max_iterations: int | None = None,
@@ -205,7 +243,7 @@ def smallest_axp(
 
     Parameters
     ----------
-    xg : ExplanationGraph
+    target : ExplanationGraph or Oracle
     method : {"tree-cxps", "implicit-hitting-set"}, optional
         Default: ``"tree-cxps"`` on a tree (one minimum hitting set of the polynomial CXp
         list), ``"implicit-hitting-set"`` otherwise.
@@ -222,12 +260,11 @@ def smallest_axp(
     xpg.errors.NotATreeError
         When ``"tree-cxps"`` is asked for on a graph that is not a tree.
     """
-    require_explanation_graph(xg, "smallest_axp")
-    return _smallest(xg, "axp", method, max_iterations, solver)
+    return _smallest(target, "axp", method, max_iterations, solver)
 
 
 def smallest_cxp(
-    xg: ExplanationGraph,
+    target: ExplanationGraph | Oracle,
     *,
     method: SmallestMethod | None = None,
     max_iterations: int | None = None,
@@ -238,5 +275,4 @@ def smallest_cxp(
     On a tree, the smallest of the polynomial CXp list; otherwise implicit hitting sets over
     AXps.  Parameters as in :func:`smallest_axp`.
     """
-    require_explanation_graph(xg, "smallest_cxp")
-    return _smallest(xg, "cxp", method, max_iterations, solver)
+    return _smallest(target, "cxp", method, max_iterations, solver)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 from xpg.core import lazy
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import NotATreeError
-from xpg.explain.axp_cxp import require_explanation_graph
+from xpg.explain.graph_oracle import require_explanation_graph
 from xpg.explain.reach import tree_zero_path_masks
 
 if TYPE_CHECKING:

@@ -17,13 +17,23 @@ Examples
 --------
 >>> import numpy as np
 >>> from xpg.core.features import Feature
->>> from xpg.models.ensemble import EnsembleTree, Forest
+>>> from xpg.models.ensemble import Forest
+>>> from xpg.models.ensemble_tree import EnsembleTree
 >>> t = EnsembleTree(np.array([0, -1, -1]), np.array([2.5, 0, 0]), np.array([1, -1, -1]),
 ...                  np.array([2, -1, -1]), np.array([[0, 0], [1.0, 0], [0, 1.0]]))
 >>> f = Forest([Feature.integer("n", 0, 9)], ["lo", "hi"], [t], [0.0, 0.0], 1.0)
 >>> space = CellSpace(f, {"n": 7})
 >>> space.n_cells, space.instance_cell, space.representatives[0]
 ([2], [1], [2, 9])
+
+The layout, shared by the spaces of the model, holds what does not depend on the instance:
+the values of each cell (:meth:`CellLayout.cell_values`) and the leaf each choice of cells
+reaches in each tree (:meth:`CellLayout.leaf_indices`).
+
+>>> space.layout.cell_values(0, 0), space.layout.cell_values(0, 1)
+([0.0,2.5], (2.5,9.0])
+>>> space.layout.leaf_indices(np.array([[0], [1]])).tolist()
+[[1], [2]]
 
 References
 ----------
@@ -46,7 +56,8 @@ from xpg.core.feature_space import FeatureGroup, FeatureSpace, representative
 from xpg.core.features import Feature, ValueSet, _bound
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidModelError
-from xpg.models.ensemble import TreeEnsemble, feature_number
+from xpg.models.ensemble import TreeEnsemble
+from xpg.models.ensemble_tree import feature_number
 
 
 class CellLayout:
@@ -158,19 +169,7 @@ class CellLayout:
     def cell_values(self, i: int, cell: int) -> ValueSet:
         """The values of feature ``i`` that ``cell`` holds: the values between two consecutive
         thresholds (``low < x <= high``, within the declared domain) for a plain feature, the
-        declared cell of a group.  An explanation's condition on the feature is its cell.
-
-        >>> import numpy as np
-        >>> from xpg.core.features import Feature
-        >>> from xpg.models.ensemble import EnsembleTree, Forest
-        >>> t = EnsembleTree(np.array([0, -1, -1]), np.array([2.5, 0, 0]),
-        ...                  np.array([1, -1, -1]), np.array([2, -1, -1]),
-        ...                  np.array([[0, 0], [1.0, 0], [0, 1.0]]))
-        >>> layout = cell_layout(Forest([Feature.integer("n", 0, 9)], ["lo", "hi"], [t],
-        ...                             [0.0, 0.0], 1.0))
-        >>> layout.cell_values(0, 0), layout.cell_values(0, 1)
-        ([0.0,2.5], (2.5,9.0])
-        """
+        declared cell of a group.  An explanation's condition on the feature is its cell."""
         e = self.fspace.entries[i]
         if isinstance(e, FeatureGroup):
             return e.cells[cell][0]
@@ -201,19 +200,7 @@ class CellLayout:
     def leaf_indices(self, cells: np.ndarray) -> np.ndarray:
         """The leaf each row of cell choices (shape ``(n_rows, n_features)``) reaches in each
         tree, as :meth:`TreeEnsemble.leaf_indices` gives it for the rows those cells stand
-        for, without making the rows: every tree descends at once over the cells.
-
-        >>> import numpy as np
-        >>> from xpg.core.features import Feature
-        >>> from xpg.models.ensemble import EnsembleTree, Forest
-        >>> t = EnsembleTree(np.array([0, -1, -1]), np.array([2.5, 0, 0]),
-        ...                  np.array([1, -1, -1]), np.array([2, -1, -1]),
-        ...                  np.array([[0, 0], [1.0, 0], [0, 1.0]]))
-        >>> layout = cell_layout(Forest([Feature.integer("n", 0, 9)], ["lo", "hi"], [t],
-        ...                             [0.0, 0.0], 1.0))
-        >>> layout.leaf_indices(np.array([[0], [1]])).tolist()
-        [[1], [2]]
-        """
+        for, without making the rows: every tree descends at once over the cells."""
         feature, cut, member, left, right, offset, depth = self._cell_nodes()
         cells = np.asarray(cells, dtype=np.int64)
         node = np.broadcast_to(offset, (len(cells), len(offset))).copy()

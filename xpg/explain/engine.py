@@ -1,0 +1,685 @@
+"""One explainer for every model: ``Explainer(model).explain(instance)``.
+
+:class:`Explainer` takes any model of the registry, a compiled
+:class:`~xpg.core.graph.DecisionGraph` or a fitted scikit-learn tree or tree ensemble, and
+decides once how its decisions are explained (the route policy, :func:`plan_route`): a model
+that compiles into a decision graph within its budget is explained over the explanation
+graph of each instance (polynomial queries, and the graph-only fast paths); a tree ensemble,
+a decision list beyond its compile budget, or a kind that brings its own oracle
+(``explanation_oracle``, docs/model-kinds.md) over an :class:`~xpg.explain.oracle_abc.Oracle`.
+:meth:`Explainer.explain` returns a :class:`Decision`, whose queries are the same whatever
+answers them: ``axp()``, ``cxp()``, ``enumerate()``, ``is_member()``,
+``classify_features()``, ``smallest_axp()``, ``smallest_cxp()``, ``robustness()``.
+
+Examples
+--------
+>>> from sklearn.datasets import load_iris
+>>> from sklearn.tree import DecisionTreeClassifier
+>>> X, y = load_iris(return_X_y=True)
+>>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+>>> with Explainer(tree).explain(X[0]) as decision:
+...     decision.route, decision.prediction, decision.axp(), decision.cxp()
+('graph', 0, ('x2',), ('x2',))
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021; Izza, Marques-Silva. On Explaining Random Forests with SAT. IJCAI 2021.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from xpg.core.validation import Interval, Options, check_param
+from xpg.errors import InvalidQueryError
+from xpg.explain.axp_cxp import find_axp, find_cxp, names_of
+from xpg.explain.marco import EnumerationResult, Enumerator, ExplanationKind, _checked_timeout
+from xpg.explain.membership import Membership, check_kind, is_member, oracle_membership
+from xpg.explain.oracle_abc import Oracle, OracleTimeout
+from xpg.explain.relevance import FeatureClassification, classify_features, oracle_feature_classes
+from xpg.explain.seeds import Seed
+from xpg.explain.smallest import SmallestExplanation, SmallestProgress, _smallest
+from xpg.solvers.lifecycle import SolverOwner
+
+if TYPE_CHECKING:
+    from xpg.core.graph import DecisionGraph
+    from xpg.core.xpgraph import ExplanationGraph
+    from xpg.explain.exact_robustness import Robustness
+
+Route = Literal["auto", "graph", "sat", "smt"]
+ROUTES: tuple[str, ...] = get_args(Route)
+
+
+class QueryTimeout(TimeoutError):
+    """A query of a :class:`Decision` ran past its ``timeout``.
+
+    Attributes
+    ----------
+    seconds : float
+        The time budget that was reached.
+    partial : object
+        What was decided before: for the feature classes, a dict of feature lists
+        (``"necessary"``, ``"relevant"``, ``"irrelevant"``, ``"undecided"``); for a smallest
+        explanation, a :class:`~xpg.explain.smallest.SmallestExplanation` (``optimal``
+        False, the best found, or None when none was found); for membership, None.
+
+    Examples
+    --------
+    >>> from xpg.core.features import Feature, Literal
+    >>> from xpg.models.decision_list import DecisionList, Rule
+    >>> dl = DecisionList([Feature.boolean("a"), Feature.boolean("b")], [0, 1],
+    ...                   [Rule([Literal.eq("a", 1), Literal.eq("b", 1)], 1)], 0)
+    >>> with Explainer(dl, route="sat").explain({"a": 1, "b": 1}) as decision:
+    ...     try:
+    ...         decision.classify_features(timeout=0)  # a budget already spent
+    ...     except QueryTimeout as err:
+    ...         print(err, err.partial["undecided"])
+    the features' classes undecided after 0 s (2 of 2 features left) ['a', 'b']
+    """
+
+    def __init__(self, message: str, seconds: float, partial: Any = None) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+        self.partial = partial
+
+
+def _spent(timeout: float | None) -> str:
+    """The time budget that ran out, as text."""
+    return "the oracle's deadline" if timeout is None else f"{timeout:g} s"
+
+
+class Decision(SolverOwner):
+    """The explanations of one decision of a model, whatever answers the questions (use it
+    as a context manager: it may own solvers).
+
+    Made by :meth:`Explainer.explain`; or directly over an oracle, ``Decision(oracle)``.
+
+    Attributes
+    ----------
+    route : str
+        What answers the questions: ``"graph"`` (the explanation graph), ``"sat-pb"`` or
+        ``"smt-lra"`` (a tree ensemble's oracle), ``"list-sat"`` (a decision list's), ...
+    prediction
+        The model's class for the instance.
+    features : list of str
+        The explained features' names.
+    instance : dict or None
+        The instance's values, by feature name.
+    """
+
+    closed_message = "this explained decision is closed"
+
+    def __init__(
+        self,
+        oracle: Oracle,
+        *,
+        model: Any = None,
+        instance: Mapping[str, Any] | None = None,
+        robustness: Callable[..., Robustness] | None = None,
+    ) -> None:
+        self._oracle = oracle
+        self.model = model
+        self.instance = None if instance is None else dict(instance)
+        self._robustness = robustness
+        self.route: str = oracle.route
+        self.prediction = oracle.prediction_label
+        self.features = list(oracle.names)
+
+    def _release(self) -> None:
+        self._oracle.close()
+
+    @property
+    def oracle(self) -> Oracle:
+        """The oracle answering the questions."""
+        self._check_open()
+        return self._oracle
+
+    @property
+    def explanation_graph(self) -> ExplanationGraph:
+        """The explanation graph of the graph route."""
+        xg = self._graph()
+        if xg is None:
+            raise InvalidQueryError(f"the {self.route} route has no explanation graph")
+        return xg
+
+    def _graph(self) -> ExplanationGraph | None:
+        self._check_open()
+        found: ExplanationGraph | None = getattr(self._oracle, "explanation_graph", None)
+        return found
+
+    def supports(self, query: str) -> bool:
+        """True when ``query`` (a method name) is answered for this decision: every query
+        is, but ``robustness`` needs a model whose distance the route can search."""
+        return query != "robustness" or self._robustness is not None
+
+    @contextlib.contextmanager
+    def _deadline(self, timeout: float | None) -> Iterator[None]:
+        """The oracle's deadline ``timeout`` seconds from now, inside the block."""
+        timeout = _checked_timeout(timeout)
+        oracle = self.oracle
+        before = oracle.deadline
+        if timeout is not None:
+            oracle.deadline = time.perf_counter() + timeout
+        try:
+            yield
+        finally:
+            oracle.deadline = before
+
+    # -- one explanation -------------------------------------------------------------------------
+    def axp(self, seed: Seed = None, *, timeout: float | None = None) -> tuple[str, ...]:
+        """One AXp (feature names in feature order), by deletion from ``seed`` (a weak AXp;
+        default every feature).
+
+        Raises
+        ------
+        InvalidSeedError
+            When the seed is not a weak AXp.
+        InvalidFeatureError
+            For an unknown feature name.
+        QueryTimeout
+            When ``timeout`` seconds pass first.
+        """
+        try:
+            with self._deadline(timeout):
+                return find_axp(self.oracle, seed)
+        except OracleTimeout:
+            raise QueryTimeout(f"no AXp within {_spent(timeout)}", float(timeout or 0)) from None
+
+    def cxp(self, seed: Seed = None, *, timeout: float | None = None) -> tuple[str, ...] | None:
+        """One CXp (feature order), or None when the prediction cannot change; by deletion
+        from ``seed`` (a weak CXp; default every feature).
+
+        Raises
+        ------
+        InvalidSeedError
+            When a seed is given that is not a weak CXp.
+        QueryTimeout
+            When ``timeout`` seconds pass first.
+        """
+        try:
+            with self._deadline(timeout):
+                return find_cxp(self.oracle, seed)
+        except OracleTimeout:
+            raise QueryTimeout(f"no CXp within {_spent(timeout)}", float(timeout or 0)) from None
+
+    find_axp = axp
+    find_cxp = cxp
+
+    # -- all of them -----------------------------------------------------------------------------
+    def enumerate(
+        self, limit: int | None = None, timeout: float | None = None
+    ) -> EnumerationResult:
+        """Every AXp and CXp within the budget (MARCO); ``complete`` says whether the lists
+        are whole."""
+        with self.iter_explanations(limit=limit, timeout=timeout) as en:
+            for _ in en:
+                pass
+            return en.result()
+
+    def iter_explanations(
+        self, limit: int | None = None, timeout: float | None = None
+    ) -> Enumerator:
+        """The enumeration as a stream (an :class:`~xpg.explain.marco.Enumerator`, a context
+        manager)."""
+        return Enumerator(self.oracle, limit=limit, timeout=timeout)
+
+    # -- membership, classes, smallest -----------------------------------------------------------
+    def is_member(
+        self, feature: str | int, kind: ExplanationKind = "axp", *, timeout: float | None = None
+    ) -> Membership:
+        """Is ``feature`` in some AXp (``kind="axp"``) or some CXp?  With a witness.
+
+        On the graph route, the graph's own routes answer
+        (:func:`~xpg.explain.membership.is_member`: the tree's CXps, or one SAT call);
+        otherwise a feature whose freeing alone changes the class is in every AXp (one
+        question), and MARCO runs until an explanation holding it appears or the lists are
+        complete.
+
+        Raises
+        ------
+        QueryTimeout
+            When ``timeout`` seconds pass before the answer (oracle routes).
+        """
+        check_kind(kind)
+        xg = self._graph()
+        if xg is not None:
+            return is_member(xg, feature, kind)
+        oracle = self.oracle
+        i = oracle.index(feature)
+        before = oracle.calls
+        try:
+            with self._deadline(timeout):
+                witness, reason = oracle_membership(oracle, i, kind)
+        except OracleTimeout:
+            raise QueryTimeout(
+                f"membership of {oracle.names[i]!r} undecided after {_spent(timeout)}",
+                float(timeout or 0.0),
+            ) from None
+        return Membership(
+            feature=oracle.names[i],
+            kind=kind,
+            member=witness is not None,
+            route=self.route,  # type: ignore[arg-type]
+            witness=names_of(oracle, witness) if witness is not None else None,
+            sat_calls=oracle.calls - before,
+            reason=reason,
+        )
+
+    def classify_features(self, *, timeout: float | None = None) -> FeatureClassification:
+        """Every feature: necessary (in every AXp), relevant (in some) or irrelevant.
+
+        Raises
+        ------
+        QueryTimeout
+            When ``timeout`` seconds pass first (oracle routes); its ``partial`` holds the
+            features decided and the others (``"undecided"``).
+        """
+        xg = self._graph()
+        if xg is not None:
+            return classify_features(xg)
+        oracle = self.oracle
+        before = oracle.calls
+        necessary: set[int] = set()
+        members: set[int] = set()
+        names = oracle.names
+        tested = set(oracle.tested())
+        try:
+            with self._deadline(timeout):
+                count = oracle_feature_classes(oracle, necessary, members)
+        except OracleTimeout:
+            open_ = tested - necessary - members
+            partial = {
+                "necessary": [names[v] for v in sorted(necessary)],
+                "relevant": [names[v] for v in sorted(members - necessary)],
+                "irrelevant": [n for v, n in enumerate(names) if v not in tested],
+                "undecided": [names[v] for v in sorted(open_)],
+            }
+            raise QueryTimeout(
+                f"the features' classes undecided after {_spent(timeout)} "
+                f"({len(open_)} of {len(names)} features left)",
+                float(timeout or 0.0),
+                partial,
+            ) from None
+        classes: dict[str, Any] = {}
+        for v, name in enumerate(names):
+            if v in necessary:
+                classes[name] = "necessary"
+            elif v in members:
+                classes[name] = "relevant"
+            else:
+                classes[name] = "irrelevant"
+        reason = (
+            f"necessary: one question per feature; the others by enumeration (MARCO, {count} "
+            "explanations, until every feature was found or the lists were complete)"
+        )
+        calls = oracle.calls - before
+        return FeatureClassification(classes, self.route, calls, count, reason)  # type: ignore[arg-type]
+
+    def _smallest(
+        self,
+        kind: ExplanationKind,
+        max_iterations: int | None,
+        solver: str,
+        timeout: float | None,
+    ) -> SmallestExplanation:
+        start = time.perf_counter()
+        oracle = self.oracle
+        progress = SmallestProgress()
+        try:
+            with self._deadline(timeout):
+                return _smallest(oracle, kind, None, max_iterations, solver, progress)
+        except OracleTimeout:
+            best = progress.best
+            partial = None
+            if best is not None:
+                partial = SmallestExplanation(
+                    kind=kind,
+                    features=names_of(oracle, best),
+                    optimal=len(best) == progress.lower,
+                    lower_bound=progress.lower,
+                    iterations=progress.iterations,
+                    method="implicit-hitting-set",
+                    seconds=time.perf_counter() - start,
+                )
+            raise QueryTimeout(
+                f"no smallest {kind.upper()} proved within {_spent(timeout)}",
+                float(timeout or 0.0),
+                partial,
+            ) from None
+
+    def smallest_axp(
+        self,
+        *,
+        max_iterations: int | None = None,
+        solver: str = "g3",
+        timeout: float | None = None,
+    ) -> SmallestExplanation:
+        """A minimum-cardinality AXp (the CXp list of a tree XpG, else implicit hitting sets
+        over CXps, RC2); past ``timeout`` seconds :class:`QueryTimeout`, with the best AXp
+        found (not proved smallest) as ``partial``."""
+        return self._smallest("axp", max_iterations, solver, timeout)
+
+    def smallest_cxp(
+        self,
+        *,
+        max_iterations: int | None = None,
+        solver: str = "g3",
+        timeout: float | None = None,
+    ) -> SmallestExplanation:
+        """A minimum-cardinality CXp (``features`` None when the prediction cannot change);
+        ``timeout`` as for :meth:`smallest_axp`."""
+        return self._smallest("cxp", max_iterations, solver, timeout)
+
+    def robustness(self, *, radius: float | None = None) -> Robustness:
+        """Exact l-infinity robustness at the instance, with a counterexample
+        (:func:`~xpg.explain.exact_robustness.robustness` on the graph route,
+        :func:`~xpg.explain.oracle_robustness.oracle_robustness` over an oracle).
+
+        Raises
+        ------
+        InvalidQueryError
+            When the route cannot search distances (:meth:`supports` says so).
+        """
+        self._check_open()
+        if self._robustness is None:
+            raise InvalidQueryError(
+                f"robustness is not defined on the {self.route} route (it needs a decision "
+                "graph, or an oracle that asks about cells of values)"
+            )
+        return self._robustness(radius=radius)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(route={self.route!r}, prediction={self.prediction!r})"
+
+
+class Explainer:
+    """The explanations of a model's decisions, whatever the model.
+
+    Parameters
+    ----------
+    model : model, DecisionGraph or fitted scikit-learn estimator
+        Any kind of :mod:`xpg.models` (``xpg.read_model``), a compiled decision graph, or a
+        scikit-learn decision tree, random forest, extra trees or gradient boosting
+        classifier (converted by the importers).
+    features : sequence of Feature, optional
+        The features of a scikit-learn estimator (default ``x0, x1, ...`` as reals).
+    route : {"auto", "graph", "sat", "smt"}
+        ``"auto"``: the route policy of :func:`plan_route`; ``"graph"`` compiles the model;
+        ``"sat"`` and ``"smt"`` explain a tree ensemble over its oracle (vote as a
+        pseudo-Boolean or a linear real constraint), ``"sat"`` a decision list over its SAT
+        oracle.
+    budget : int, optional
+        The compile budget of a model that may not compile (tree ensembles: diagram edges;
+        decision lists: diagram nodes); beyond it its oracle explains it.
+    groups : sequence of Feature or FeatureGroup, optional
+        For a tree ensemble: explained features over the model's columns (one-hot or binned
+        columns as one feature); oracle routes only.
+    shortcuts : bool
+        A tree ensemble oracle's cheap decisions before its solver.
+    many : bool
+        Many decisions will be explained (:meth:`explain_many`, ``xpg explain --data``): a
+        tree ensemble is compiled when it fits its budget, its cost shared by the rows.
+
+    Examples
+    --------
+    >>> from xpg.examples import paper_figure2
+    >>> explainer = Explainer(paper_figure2())
+    >>> decision = explainer.explain([0, 1, 2])
+    >>> decision.prediction, decision.axp(), decision.enumerate().cxps
+    ('R', ('x1',), [('x1',)])
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        features: Sequence[Any] | None = None,
+        *,
+        route: Route = "auto",
+        budget: int | None = None,
+        groups: Sequence[Any] | None = None,
+        shortcuts: bool = True,
+        many: bool = False,
+    ) -> None:
+        check_param("route", route, Options(ROUTES), error=InvalidQueryError)
+        check_param("budget", budget, Interval(int, 1, None), None, error=InvalidQueryError)
+        self.model = as_model(model, features)
+        self.groups = None if groups is None else list(groups)
+        self.shortcuts = shortcuts
+        self.graph, self._make_oracle = plan_route(self.model, route, budget, self.groups, many)
+        #: the route of every decision ("graph", or the oracle's route)
+        self.route = "graph" if self.graph is not None else _oracle_route_name(self._make_oracle)
+
+    @property
+    def features(self) -> list[Any]:
+        """The model's features."""
+        return list(self.model.features)
+
+    def explain(self, instance: Any) -> Decision:
+        """The explanations of the model's decision on ``instance`` (a mapping from feature
+        names to values, the values in feature order, or a one-row table).
+
+        Raises
+        ------
+        InvalidInstanceError
+            For a missing, unknown or out-of-domain value.
+        """
+        if self.graph is not None:
+            from xpg.core.xpgraph import ExplanationGraph
+            from xpg.explain.graph_oracle import GraphOracle
+
+            dg = self.graph
+            values = dg.instance_values(instance)
+            point = {f.name: v for f, v in zip(dg.features, values, strict=True)}
+            oracle: Oracle = GraphOracle(ExplanationGraph.from_decision_graph(dg, point))
+            return Decision(
+                oracle, model=self.model, instance=point, robustness=self._graph_robustness(point)
+            )
+        assert self._make_oracle is not None
+        made = self._make_oracle(self.model, instance, self.groups, self.shortcuts)
+        return Decision(
+            made,
+            model=self.model,
+            instance=getattr(made, "instance_values", None),
+            robustness=_oracle_robustness(made) if hasattr(made, "check_cells") else None,
+        )
+
+    def _graph_robustness(self, point: dict[str, Any]) -> Callable[..., Robustness]:
+        def answer(*, radius: float | None = None) -> Robustness:
+            from xpg.explain.exact_robustness import robustness
+
+            return robustness(self.model, point, radius=radius)
+
+        return answer
+
+    def supports(self, query: str) -> bool:
+        """True when ``query`` (a method of :class:`Decision`, or ``"compile"``) is answered
+        for this model's decisions: ``robustness`` needs a graph or a cell oracle;
+        ``compile`` (drawing, exporting a graph), a compiled graph."""
+        if query == "compile":
+            return self.graph is not None
+        if query == "robustness":
+            return self.graph is not None or self.route in _CELL_ROUTES
+        return True
+
+    def explain_many(self, rows: Any, **options: Any) -> Iterator[dict[str, Any]]:
+        """One record per row of a table, lazily (a pandas DataFrame or a numpy array with the
+        model's features as columns, a list of dicts):
+        :func:`~xpg.explain.batch.explain_many` with this model; ``options`` as there
+        (``kinds``, ``limit``, ``timeout``, ``target``).
+
+        Examples
+        --------
+        >>> from xpg.examples import and_graph
+        >>> [r["axps"] for r in Explainer(and_graph()).explain_many([[1, 1], [0, 1]])]
+        [[['a', 'b']], [['a']]]
+        """
+        from xpg.explain.batch import explain_many
+
+        return explain_many(self, rows, **options)
+
+    def __repr__(self) -> str:
+        return f"Explainer({type(self.model).__name__}, route={self.route!r})"
+
+
+#: the oracle routes whose oracle asks about cells of values (exact robustness over them)
+_CELL_ROUTES = ("sat-pb", "smt-lra", "list-sat")
+
+OracleFactory = Callable[[Any, Any, "list[Any] | None", bool], Oracle]
+
+
+def as_model(model: Any, features: Sequence[Any] | None = None) -> Any:
+    """``model`` as an xpg model: itself for a model or a decision graph; a scikit-learn
+    tree or tree ensemble through its importer.
+
+    Raises
+    ------
+    InvalidModelError
+        For anything else, saying what is accepted.
+    """
+    from xpg.errors import InvalidModelError
+
+    module = type(model).__module__ or ""
+    if module.startswith("sklearn"):
+        name = type(model).__name__
+        if name in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
+            from xpg.compile.sklearn_tree import from_sklearn_tree
+
+            return from_sklearn_tree(model, features)
+        from xpg.models.ensemble_import import ensemble_from_sklearn
+
+        return ensemble_from_sklearn(model, features)
+    if features is not None:
+        raise InvalidModelError(
+            "features: only a scikit-learn estimator takes them (an xpg model declares its own)"
+        )
+    if callable(getattr(model, "predict", None)) and hasattr(model, "features"):
+        return model
+    raise InvalidModelError(
+        f"expected an xpg model (xpg.read_model), a DecisionGraph or a fitted scikit-learn "
+        f"tree or tree ensemble, found {type(model).__name__}"
+    )
+
+
+def plan_route(
+    model: Any,
+    route: Route,
+    budget: int | None = None,
+    groups: Sequence[Any] | None = None,
+    many: bool = False,
+) -> tuple[DecisionGraph | None, OracleFactory | None]:
+    """The route policy, in one place: the compiled graph of ``model``, or the factory of the
+    oracle of each of its decisions.
+
+    * a kind with ``explanation_oracle(instance)`` (an oracle-only kind) is never compiled;
+    * a tree ensemble: its oracle (``"sat"``, or ``"smt"``), or with ``"graph"`` its
+      compiled graph (small ensembles; ``budget`` in diagram edges); ``"auto"`` takes the
+      oracle, but for ``many`` decisions (the compilation's cost shared) the graph when it
+      fits the budget (trying costs up to seconds);
+    * a decision list: its graph within the compile budget, else (or with ``"sat"``) its
+      SAT oracle;
+    * any other model: its decision graph (``to_decision_graph()``).
+    """
+    from xpg.models.decision_list import DecisionList
+    from xpg.models.ensemble import TreeEnsemble
+
+    own = getattr(model, "explanation_oracle", None)
+    if callable(own):
+        if route == "graph":
+            raise InvalidQueryError(
+                f"route 'graph': a {type(model).__name__} is explained by its own oracle, "
+                "never compiled"
+            )
+        return None, _own_oracle
+    if isinstance(model, TreeEnsemble):
+        if route == "auto" and many and groups is None:
+            from xpg.errors import GraphTooLargeError
+
+            try:
+                return _compiled(model, budget), None
+            except GraphTooLargeError:
+                return None, _ensemble_oracle("pb")
+        if route == "graph":
+            if groups is not None:
+                raise InvalidQueryError(
+                    "the graph route explains the model's own features: feature groups need "
+                    "the sat or smt route"
+                )
+            return _compiled(model, budget), None
+        return None, _ensemble_oracle("lra" if route == "smt" else "pb")
+    if groups is not None:
+        raise InvalidQueryError("groups: only a tree ensemble's oracle routes take them")
+    if route == "smt" or (route == "sat" and not isinstance(model, DecisionList)):
+        raise InvalidQueryError(
+            f"route {route!r}: a {type(model).__name__} has no such oracle (tree ensembles; "
+            "'sat' also decision lists); its route is 'graph'"
+        )
+    if isinstance(model, DecisionList) and route == "sat":
+        return None, _list_oracle
+    if isinstance(model, DecisionList) and route == "auto":
+        from xpg.errors import GraphTooLargeError
+
+        try:
+            return _compiled(model, budget), None
+        except GraphTooLargeError:
+            return None, _list_oracle
+    return _compiled(model, budget), None
+
+
+def _compiled(model: Any, budget: int | None) -> DecisionGraph:
+    """The model's decision graph (within ``budget``, for a kind that takes one); a
+    compiler's output is validated (Def. 2), a graph given as the model is taken as it is."""
+    from xpg.core.graph import DecisionGraph
+
+    if isinstance(model, DecisionGraph):
+        return model
+    dg: DecisionGraph = (
+        model.to_decision_graph() if budget is None else model.to_decision_graph(budget)
+    )
+    dg.validate()
+    return dg
+
+
+def _own_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
+    found: Oracle = model.explanation_oracle(instance)
+    return found
+
+
+def _ensemble_oracle(backend: str) -> OracleFactory:
+    def make(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
+        from xpg.explain.ensemble.oracle import EnsembleOracle
+        from xpg.explain.ensemble.space import CellSpace
+
+        return EnsembleOracle(CellSpace(model, instance, groups), backend, shortcuts=shortcuts)  # type: ignore[arg-type]
+
+    make.route = {"pb": "sat-pb", "lra": "smt-lra"}[backend]  # type: ignore[attr-defined]
+    return make
+
+
+def _list_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
+    from xpg.explain.list_oracle import DecisionListOracle, ListSpace
+
+    return DecisionListOracle(ListSpace(model, instance))
+
+
+_list_oracle.route = "list-sat"  # type: ignore[attr-defined]
+_own_oracle.route = "oracle"  # type: ignore[attr-defined]
+
+
+def _oracle_route_name(factory: Any) -> str:
+    return str(getattr(factory, "route", "oracle"))
+
+
+def _oracle_robustness(oracle: Oracle) -> Callable[..., Robustness]:
+    def answer(*, radius: float | None = None) -> Robustness:
+        from xpg.explain.oracle_robustness import oracle_robustness
+
+        return oracle_robustness(oracle, radius=radius)
+
+    return answer
+
+
+__all__ = ["ROUTES", "Decision", "Explainer", "QueryTimeout", "plan_route"]

@@ -1,0 +1,202 @@
+"""The oracle of an explanation graph: reachability of a 0-terminal (Alg. 1 of the core paper).
+
+With the features of ``S`` fixed, another class is possible exactly when a 0-terminal is
+reachable from the root through the 1-edges and the edges of free features.  A witness is
+such a path; the features of its 0-edges are a weak CXp (:meth:`GraphOracle.changed`).  An
+AXp by deletion keeps one reachable set that grows as features are freed
+(:class:`~xpg.explain.reach.IncrementalReach`), and on graphs of at most ``MASK_EDGES``
+edges every CXp is read off the graph in one pass (:meth:`GraphOracle.cxp_masks`).
+
+Examples
+--------
+>>> from xpg.examples import and_xpg
+>>> oracle = GraphOracle(and_xpg())  # a and b, for a = b = 1
+>>> oracle.tested(), oracle.check([0, 1]) is None
+([0, 1], True)
+>>> sorted(oracle.changed(oracle.check_free([0, 1])))
+[0]
+>>> oracle.deletion([0, 1]).fixed
+[0, 1]
+
+References
+----------
+Huang, Izza, Ignatiev, Marques-Silva. On Efficiently Explaining Graph-Based Classifiers.
+KR 2021, Alg. 1 and Props. 2-3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from xpg.core.xpgraph import ExplanationGraph
+from xpg.errors import NotAnExplanationGraphError
+from xpg.explain.oracle_abc import Deletion, Oracle, refuse_seed
+from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
+
+#: Graphs up to this many edges get all their CXps as bit masks (one pass over the graph)
+#: before an enumeration starts.
+MASK_EDGES = 20_000
+
+
+class GraphOracle(Oracle):
+    """The oracle of one explanation graph (polynomial: one reachability pass a question).
+
+    Parameters
+    ----------
+    xg : ExplanationGraph
+    """
+
+    route = "graph"
+
+    def __init__(self, xg: ExplanationGraph) -> None:
+        self.xg = xg
+        self.names = xg.var_names
+        self.n_features = xg.n_vars
+        self.prediction_label = xg.prediction
+
+    @property
+    def explanation_graph(self) -> ExplanationGraph:
+        """The graph itself (the graph-only fast paths use it)."""
+        return self.xg
+
+    def tested(self) -> list[int]:
+        return self.xg.tested_vars()
+
+    def index(self, feature: Any) -> int:
+        return self.xg.index(feature)
+
+    def check(self, fixed: Iterable[int], *, solver: bool = True) -> list[int] | None:
+        fixed_set = set(fixed)
+        return self.check_free([v for v in range(self.n_features) if v not in fixed_set])
+
+    def check_free(self, free: Iterable[int]) -> list[int] | None:
+        """A path to a 0-terminal with ``free`` free (edge indices), or None."""
+        self.calls += 1
+        return zero_path(self.xg, free)
+
+    def changed(self, witness: Any) -> set[int]:
+        return zero_edge_vars(self.xg, witness)
+
+    def deletion(self, fixed: Sequence[int], *, proven: bool = False) -> Deletion:
+        return GraphDeletion(self, fixed)
+
+    def cxp_masks(self) -> list[int] | None:
+        if self.xg.n_edges > MASK_EDGES:
+            return None
+        return zero_path_masks(self.xg)
+
+
+class GraphDeletion(Deletion):
+    """Deletion over one growing reachable set: freeing a feature explores only what it
+    opens, and a refused attempt is undone (Alg. 2 of the core paper, made incremental)."""
+
+    def __init__(self, oracle: GraphOracle, fixed: Sequence[int]) -> None:
+        self.oracle = oracle
+        xg = oracle.xg
+        fixed_set = set(fixed)
+        self.reach = IncrementalReach(xg, [v for v in range(xg.n_vars) if v not in fixed_set])
+        if self.reach.hits_zero:
+            refuse_seed(oracle, fixed_set)
+        self.fixed = list(fixed)
+
+    def free_each(self, order: Iterable[int], *, solver: bool = True) -> list[int]:
+        self.reach.refuse_each(order)
+        free = self.reach.free
+        self.fixed = [v for v in self.fixed if not free[v]]
+        return []
+
+    def try_free(self, v: int) -> bool:
+        """Free ``v`` unless that makes another class possible; True when it is now free."""
+        if self.reach.try_free(v):
+            self.fixed = [u for u in self.fixed if u != v]
+            return True
+        return False
+
+
+def as_oracle(target: object, query: str) -> Oracle:
+    """``target`` as an oracle: an :class:`Oracle` itself, or the :class:`GraphOracle` of an
+    :class:`ExplanationGraph`.
+
+    Raises
+    ------
+    NotAnExplanationGraphError
+        For anything else, saying what to call instead (:func:`not_a_graph_message`).
+    """
+    if isinstance(target, Oracle):
+        return target
+    require_explanation_graph(target, query)
+    assert isinstance(target, ExplanationGraph)
+    return GraphOracle(target)
+
+
+def require_explanation_graph(xg: object, query: str) -> None:
+    """Refuse anything but an :class:`ExplanationGraph` as the graph of ``query``.
+
+    Raises
+    ------
+    NotAnExplanationGraphError
+        Saying what was found and what to do instead (:func:`not_a_graph_message`).
+
+    Examples
+    --------
+    >>> require_explanation_graph([0, 1], "find_axp")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.NotAnExplanationGraphError: find_axp takes an ExplanationGraph (...), found a list...
+    """
+    if not isinstance(xg, ExplanationGraph):
+        raise NotAnExplanationGraphError(not_a_graph_message(xg, query))
+
+
+#: the method of an explained decision (:class:`~xpg.explain.engine.Decision`) answering each
+#: graph query
+DECISION_METHODS = {
+    "find_axp": "axp()",
+    "find_cxp": "cxp()",
+    "enumerate_explanations": "enumerate()",
+    "Enumerator": "iter_explanations()",
+    "is_member": "is_member(feature)",
+    "classify_features": "classify_features()",
+    "smallest_axp": "smallest_axp()",
+    "smallest_cxp": "smallest_cxp()",
+}
+
+
+def not_a_graph_message(found: object, query: str) -> str:
+    """What ``query`` takes, what it was given (``found``), and what to do instead: for a
+    model, an estimator, a ``DecisionGraph`` or an explained decision, the one explainer."""
+    kind = type(found)
+    name, module = kind.__name__, kind.__module__ or ""
+    lead = f"{query} takes an ExplanationGraph (the graph of one instance)"
+    method = DECISION_METHODS.get(query, "axp()")
+    explainer = f"xpg.Explainer(model).explain(instance).{method}"
+    if module.startswith("xpg.") and hasattr(found, "is_member") and hasattr(found, "route"):
+        return f"{lead}, found {_article(name)} {name}: call its own method, .{method}"
+    if module.startswith("sklearn"):
+        return (
+            f"{lead}, found a scikit-learn {name}: explain it with {explainer} (decision "
+            "trees and tree ensembles; for another model, see xpg.probabilistic), or "
+            "xpg.explain_many(model, rows) for many rows"
+        )
+    if module.startswith("xpg.models") or (name == "DecisionGraph" and module.startswith("xpg.")):
+        return f"{lead}, found {_article(name)} {name}: use {explainer}"
+    return (
+        f"{lead}, found {_article(name)} {name}: build it with "
+        "xpg.ExplanationGraph.from_decision_graph(dg, instance), read a .xpg file with "
+        f"xpg.read_xpg(path), or explain a model with {explainer}"
+    )
+
+
+def _article(name: str) -> str:
+    return "an" if name[:1].lower() in "aeiou" else "a"
+
+
+__all__ = [
+    "MASK_EDGES",
+    "GraphDeletion",
+    "GraphOracle",
+    "as_oracle",
+    "not_a_graph_message",
+    "require_explanation_graph",
+]
