@@ -26,7 +26,7 @@ reachability as Alg. 1 of the core paper), :class:`~xpg.explain.ensemble.oracle.
 (tree ensembles: bounds, branch and bound, z3),
 :class:`~xpg.explain.list_oracle.DecisionListOracle` (decision lists, one SAT solver) and
 :class:`~xpg.explain.exhaustive_oracle.ExhaustiveOracle` (any model over finite domains, by
-its own ``predict``: small models, tests).  The battery of ``tests/explain/oracle_battery.py``
+its own ``predict``: small models, tests).  The battery of ``tests/oracles/battery.py``
 runs against every one of them.
 
 Examples
