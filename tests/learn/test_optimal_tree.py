@@ -6,6 +6,7 @@ time limit and the missing extra are reported honestly."""
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 from functools import cache
 
@@ -239,10 +240,12 @@ def test_constant_columns_give_one_leaf() -> None:
 
 def test_bad_input_is_named() -> None:
     X, y = np.eye(3), [0, 1, 0]
-    with pytest.raises(InvalidParameterError, match="max depth"):
+    with pytest.raises(InvalidParameterError, match="max_depth: expected an integer in"):
         learn_optimal_tree(X, y, max_depth=0)
-    with pytest.raises(InvalidParameterError, match="time limit"):
+    with pytest.raises(InvalidParameterError, match="time_limit: expected a number > 0"):
         learn_optimal_tree(X, y, time_limit=0)
+    with pytest.raises(InvalidParameterError, match="time_limit"):
+        learn_optimal_tree(X, y, time_limit=math.inf)
     with pytest.raises(InvalidParameterError, match="complexity"):
         learn_optimal_tree(X, y, complexity=1.5)
     with pytest.raises(InvalidDataError, match="one label per row"):

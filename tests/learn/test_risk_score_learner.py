@@ -353,9 +353,10 @@ def test_dataframe_columns_name_the_features() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"T": 0}, InvalidParameterError, "T: expected a positive integer"),
-        ({"T": 2.5}, InvalidParameterError, "T: expected a positive integer"),
+        ({"T": 0}, InvalidParameterError, "T: expected an integer >= 1, found 0"),
+        ({"T": 2.5}, InvalidParameterError, "T: expected an integer >= 1"),
         ({"T": 3, "tau": 1.0}, InvalidParameterError, "tau: expected a number in [0, 1)"),
+        ({"T": 3, "tau": False}, InvalidParameterError, "tau: expected a number in [0, 1)"),
         ({"T": 3, "gamma": 0.5}, InvalidParameterError, "gamma"),
         ({"T": 3, "positive": "maybe"}, InvalidDataError, "positive: expected one of"),
         ({"T": 3, "feature_names": ["a"]}, InvalidDataError, "expected 2 feature names"),

@@ -183,6 +183,8 @@ def test_bad_input() -> None:
             r_separation(X, [0, 1, 1], r)
     with pytest.raises(InvalidParameterError, match="Cs"):
         linear_separateness(X, [0, 1, 1], Cs=(0.0,))
+    with pytest.raises(InvalidParameterError, match=r"Cs\[1\]: expected a number > 0, found -1"):
+        linear_separateness(X, [0, 1, 1], Cs=(1.0, -1))
     with pytest.raises(InvalidParameterError, match="max_iter"):
         linear_separateness(X, [0, 1, 1], max_iter=0)
 

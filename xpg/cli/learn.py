@@ -64,17 +64,6 @@ def seed(text: str) -> int:
     return value
 
 
-def _rate(text: str) -> float:
-    """A positive finite number (else a usage error)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not (0 < value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number, found {text!r}")
-    return value
-
-
 def _finish(
     args: argparse.Namespace, model: Any, doc: dict[str, Any], lines: list[str], learned: bool
 ) -> int:
@@ -85,6 +74,26 @@ def _finish(
 
     save_model(declare_domains(model) if learned else model, args.output)
     return emit(args, {"output": args.output, **doc}, "\n".join([*lines, f"wrote {args.output}"]))
+
+
+def _learn(args: argparse.Namespace, learn_from_table: Any, /, **params: Any) -> Any:
+    """``learn_from_table`` (a ``learn_*_from_table``) run on the command's table with its
+    split and missing-value options and ``params``: its :class:`~xpg.learn.from_table.Learned`
+    (``params`` may hold a ``learner``)."""
+    return learn_from_table(
+        args.data,
+        args.target,
+        seed=args.seed,
+        test_size=args.test_size,
+        missing=args.missing,
+        **params,
+    )
+
+
+def _finish_learned(args: argparse.Namespace, learned: Any) -> int:
+    """Save a learned model and print its report."""
+    report = learned.report
+    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
 
 
 def cmd_learn_tree(args: argparse.Namespace) -> int:
@@ -101,38 +110,18 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
 
         option = "--time-limit" if args.time_limit is not None else "--complexity"
         raise InvalidParameterError(f"{option} applies to --learner optimal only")
-    learned = learn_tree_from_table(
-        args.data,
-        args.target,
-        max_depth=args.max_depth,
-        seed=args.seed,
-        test_size=args.test_size,
-        missing=args.missing,
-        encoding=args.encoding,
-        **optimal,
-    )
-    report = learned.report
-    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
+    params = {"max_depth": args.max_depth, "encoding": args.encoding, **optimal}
+    return _finish_learned(args, _learn(args, learn_tree_from_table, **params))
 
 
 def cmd_learn_ensemble(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn forest`` and ``xpg learn boosted``."""
     from xpg.learn.from_table import learn_ensemble_from_table
 
-    params = {} if args.learning_rate is None else {"learning_rate": args.learning_rate}
-    learned = learn_ensemble_from_table(
-        args.data,
-        args.target,
-        args.kind,
-        n_trees=args.trees,
-        max_depth=args.max_depth,
-        seed=args.seed,
-        test_size=args.test_size,
-        missing=args.missing,
-        **params,
-    )
-    report = learned.report
-    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
+    params = {"kind": args.kind, "n_trees": args.trees, "max_depth": args.max_depth}
+    if args.learning_rate is not None:
+        params["learning_rate"] = args.learning_rate
+    return _finish_learned(args, _learn(args, learn_ensemble_from_table, **params))
 
 
 def cmd_learn_list(args: argparse.Namespace) -> int:
@@ -143,35 +132,18 @@ def cmd_learn_list(args: argparse.Namespace) -> int:
         from xpg.errors import InvalidParameterError
 
         raise InvalidParameterError("--positive and --max-rules apply to --learner ripper only")
-    params = {} if args.max_rules is None else {"max_rules": args.max_rules}
-    learned = learn_list_from_table(
-        args.data,
-        args.target,
-        seed=args.seed,
-        test_size=args.test_size,
-        positive=args.positive,
-        missing=args.missing,
-        learner=args.list_learner,
-        **params,
-    )
-    report = learned.report
-    return _finish(args, learned.model, report.to_dict(), report.lines(), learned=True)
+    params = {"positive": args.positive, "learner": args.list_learner}
+    if args.max_rules is not None:
+        params["max_rules"] = args.max_rules
+    return _finish_learned(args, _learn(args, learn_list_from_table, **params))
 
 
 def cmd_learn_risk_score(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn risk-score``: the report, then the score card."""
     from xpg.learn.from_table import learn_risk_score_from_table
 
-    learned = learn_risk_score_from_table(
-        args.data,
-        args.target,
-        conditions=args.conditions,
-        tau=args.tau,
-        seed=args.seed,
-        test_size=args.test_size,
-        positive=args.positive,
-        missing=args.missing,
-    )
+    params = {"conditions": args.conditions, "tau": args.tau, "positive": args.positive}
+    learned = _learn(args, learn_risk_score_from_table, **params)
     card = learned.model.describe()
     doc = {**learned.report.to_dict(), "score_card": card}
     return _finish(args, learned.model, doc, [*learned.report.lines(), card], learned=True)
@@ -246,6 +218,63 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
     add_json_argument(p)
 
 
+#: each learner's sub-command ``xpg learn NAME``: its help line, description and example
+LEARNER_TEXTS: dict[str, tuple[str, str, str]] = {
+    "tree": (
+        "a decision tree: scikit-learn's CART, or an optimal tree (--learner optimal)",
+        "Train scikit-learn's DecisionTreeClassifier, or with --learner optimal "
+        "the most accurate tree of the depth limit on the training rows (STreeD, pystreed); "
+        "categorical columns are encoded for it and tested by sets of their categories in "
+        "the written model.",
+        "xpg learn tree data.csv --target label --max-depth 4 -o tree.json",
+    ),
+    "forest": (
+        "a scikit-learn random forest (or extra trees)",
+        "Train scikit-learn's RandomForestClassifier (ExtraTreesClassifier with "
+        "--extra-trees); the written model computes its predict exactly (soft voting). "
+        "Categorical columns are given to the trees as category codes.",
+        "xpg learn forest data.csv --target label --trees 50 -o forest.json",
+    ),
+    "boosted": (
+        "scikit-learn gradient-boosted trees",
+        "Train scikit-learn's GradientBoostingClassifier (log-loss); the written model "
+        "computes its predict exactly. Categorical columns are given to the trees as "
+        "category codes.",
+        "xpg learn boosted data.csv --target label --trees 50 -o boosted.json",
+    ),
+    "list": (
+        "a decision list: RIPPER (the 'rules' extra), or CN2 with Orange3 (--learner cn2)",
+        "Learn a decision list with RIPPER (wittgenstein: pip install -e "
+        "'.[rules]' from the clone), whose conditions test feature = value, so every feature "
+        "column must be boolean, integer or categorical; or, with --learner cn2, an ordered "
+        "CN2 rule list learned by Orange3 (the core paper's learner), which also tests "
+        "real columns by thresholds. Orange3 runs in an environment of its own, created on "
+        "first use in $XPG_ENVS_DIR/orange3 (default ~/.cache/xpg/envs/orange3; pip, about "
+        "470 MB, a minute or so).",
+        "xpg learn list data.csv --target label --positive yes -o list.json",
+    ),
+    "risk-score": (
+        "a BBM-RS risk score (Moshkovitz, Yang and Chaudhuri 2021)",
+        "Learn a risk score with BBM-RS: at most T conditions feature >= "
+        "threshold with one point per boosting round, the positive class when the total "
+        "score is >= 0. Feature columns must be numeric (boolean, integer or real) and the "
+        "target must have two classes; the score card is printed in the data's own units.",
+        "xpg learn risk-score data.csv --target y --conditions 5 -o card.json",
+    ),
+}
+
+
+def _learner_parser(learners: Any, name: str) -> argparse.ArgumentParser:
+    """The sub-command ``xpg learn NAME``, with its texts (:data:`LEARNER_TEXTS`) and the
+    table arguments every learner takes."""
+    helptext, description, example = LEARNER_TEXTS[name]
+    p = learners.add_parser(
+        name, help=helptext, description=description, epilog=f"example: {example}"
+    )
+    _data_arguments(p)
+    return p
+
+
 def register(subparsers: Any) -> None:
     """Add ``learn`` (``tree``, ``forest``, ``boosted``, ``list``, ``risk-score``) and
     ``import`` to the sub-commands."""
@@ -261,16 +290,7 @@ def register(subparsers: Any) -> None:
         example="xpg learn tree data.csv --target label -o model.json",
     )
     learners = p.add_subparsers(dest="learner", metavar="LEARNER", required=True)
-    tree = learners.add_parser(
-        "tree",
-        help="a decision tree: scikit-learn's CART, or an optimal tree (--learner optimal)",
-        description="Train scikit-learn's DecisionTreeClassifier, or with --learner optimal "
-        "the most accurate tree of the depth limit on the training rows (STreeD, pystreed); "
-        "categorical columns are encoded for it and tested by sets of their categories in "
-        "the written model.",
-        epilog="example: xpg learn tree data.csv --target label --max-depth 4 -o tree.json",
-    )
-    _data_arguments(tree)
+    tree = _learner_parser(learners, "tree")
     tree.add_argument("--max-depth", type=positive_int, default=6, help="default 6")
     tree.add_argument(
         "--encoding",
@@ -303,31 +323,8 @@ def register(subparsers: Any) -> None:
         "must save CP x rows training errors; IAI's and CART's cp); default 0, no penalty",
     )
     tree.set_defaults(func=cmd_learn_tree)
-    for kind, helptext, description, depth in (
-        (
-            "forest",
-            "a scikit-learn random forest (or extra trees)",
-            "Train scikit-learn's RandomForestClassifier (ExtraTreesClassifier with "
-            "--extra-trees); the written model computes its predict exactly (soft voting). "
-            "Categorical columns are given to the trees as category codes.",
-            6,
-        ),
-        (
-            "boosted",
-            "scikit-learn gradient-boosted trees",
-            "Train scikit-learn's GradientBoostingClassifier (log-loss); the written model "
-            "computes its predict exactly. Categorical columns are given to the trees as "
-            "category codes.",
-            3,
-        ),
-    ):
-        ens = learners.add_parser(
-            kind,
-            help=helptext,
-            description=description,
-            epilog=f"example: xpg learn {kind} data.csv --target label --trees 50 -o {kind}.json",
-        )
-        _data_arguments(ens)
+    for kind, depth in (("forest", 6), ("boosted", 3)):
+        ens = _learner_parser(learners, kind)
         ens.add_argument("--trees", type=positive_int, default=100, metavar="N", help="default 100")
         ens.add_argument("--max-depth", type=positive_int, default=depth, help=f"default {depth}")
         if kind == "forest":
@@ -342,23 +339,15 @@ def register(subparsers: Any) -> None:
             ens.set_defaults(learning_rate=None)
         else:
             ens.add_argument(
-                "--learning-rate", type=_rate, default=None, metavar="RATE", help="default 0.1"
+                "--learning-rate",
+                type=positive_float,
+                default=None,
+                metavar="RATE",
+                help="default 0.1",
             )
             ens.set_defaults(kind="boosted")
         ens.set_defaults(func=cmd_learn_ensemble)
-    rules = learners.add_parser(
-        "list",
-        help="a decision list: RIPPER (the 'rules' extra), or CN2 with Orange3 (--learner cn2)",
-        description="Learn a decision list with RIPPER (wittgenstein: pip install -e "
-        "'.[rules]' from the clone), whose conditions test feature = value, so every feature "
-        "column must be boolean, integer or categorical; or, with --learner cn2, an ordered "
-        "CN2 rule list learned by Orange3 (the core paper's learner), which also tests "
-        "real columns by thresholds. Orange3 runs in an environment of its own, created on "
-        "first use in $XPG_ENVS_DIR/orange3 (default ~/.cache/xpg/envs/orange3; pip, about "
-        "470 MB, a minute or so).",
-        epilog="example: xpg learn list data.csv --target label --positive yes -o list.json",
-    )
-    _data_arguments(rules)
+    rules = _learner_parser(learners, "list")
     rules.add_argument(
         "--learner",
         dest="list_learner",
@@ -375,16 +364,7 @@ def register(subparsers: Any) -> None:
         "--max-rules", type=positive_int, help="ripper: at most this many rules per class"
     )
     rules.set_defaults(func=cmd_learn_list)
-    risk = learners.add_parser(
-        "risk-score",
-        help="a BBM-RS risk score (Moshkovitz, Yang and Chaudhuri 2021)",
-        description="Learn a risk score with BBM-RS: at most T conditions feature >= "
-        "threshold with one point per boosting round, the positive class when the total "
-        "score is >= 0. Feature columns must be numeric (boolean, integer or real) and the "
-        "target must have two classes; the score card is printed in the data's own units.",
-        epilog="example: xpg learn risk-score data.csv --target y --conditions 5 -o card.json",
-    )
-    _data_arguments(risk)
+    risk = _learner_parser(learners, "risk-score")
     risk.add_argument(
         "--conditions",
         type=positive_int,

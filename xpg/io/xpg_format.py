@@ -31,10 +31,10 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from numbers import Integral
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from xpg.core import lazy
 from xpg.core.xpgraph import LIGHT_EDGES, ExplanationGraph
@@ -330,8 +330,41 @@ _MAX_DIGITS = 18  # int64 holds every integer of 18 digits
 
 def _read_fast(text: str) -> _Parts | None:
     """The parts of a well-formed ``.xpg`` text, or None when the line reader must decide."""
+    return _read_sections(text, _fast_parts)
+
+
+class _Unusual(Exception):
+    """A section the fast and light paths leave to the line reader."""
+
+
+_Block = TypeVar("_Block")
+
+
+def _required(block: _Block | None) -> _Block:
+    """A section as its reader read it; :class:`_Unusual` when the reader gave up (None)."""
+    if block is None:
+        raise _Unusual
+    return block
+
+
+def _counts(rest: dict[str, str]) -> tuple[int, int, int]:
+    """``NN``, ``Root`` and ``NV``: one integer each (else :class:`_Unusual`)."""
+    nn, root_id, nv = (_required(_single_int(rest[k])) for k in ("NN", "Root", "NV"))
+    return nn, root_id, nv
+
+
+def _read_sections(
+    text: str, parts: Callable[[dict[str, str], dict[str, str]], _Parts | None]
+) -> _Parts | None:
+    """What ``parts`` reads from the sections of ``text`` (:func:`_sections`), or None when
+    the line reader must decide (the sections are unusual: :class:`_Unusual`)."""
     sections = _sections(text)
-    return None if sections is None else _fast_parts(*sections)
+    if sections is None:
+        return None
+    try:
+        return parts(*sections)
+    except _Unusual:
+        return None
 
 
 def _sections(text: str) -> tuple[dict[str, str], dict[str, str]] | None:
@@ -359,22 +392,14 @@ def _sections(text: str) -> tuple[dict[str, str], dict[str, str]] | None:
 
 
 def _fast_parts(rest: dict[str, str], body: dict[str, str]) -> _Parts | None:
-    nn, root_id, nv = (_single_int(rest[k]) for k in ("NN", "Root", "NV"))
-    terminals, non_terminals = _int_rows(rest["T"], 0), _int_rows(rest["NT"], 0)
-    tdef, ntdef = _int_rows(body["TDef"], 2), _int_rows(body["NTDef"], 3)
-    vardef = _var_lines(body["VarDef"])
-    if (
-        nn is None
-        or root_id is None
-        or not 0 <= root_id < 10**_MAX_DIGITS  # as the ids the fast path reads
-        or nv is None
-        or terminals is None
-        or non_terminals is None
-        or tdef is None
-        or ntdef is None
-        or vardef is None
-    ):
+    nn, root_id, nv = _counts(rest)
+    if not 0 <= root_id < 10**_MAX_DIGITS:  # as the ids the fast path reads
         return None
+    terminals = _required(_int_rows(rest["T"], 0))
+    non_terminals = _required(_int_rows(rest["NT"], 0))
+    tdef = _required(_int_rows(body["TDef"], 2))
+    ntdef = _required(_int_rows(body["NTDef"], 3))
+    vardef = _required(_var_lines(body["VarDef"]))
     ids = np.concatenate([terminals[0][0], non_terminals[0][0]])
     n_t = len(terminals[0][0])
     if len(ids) != nn:
@@ -417,25 +442,15 @@ _NTDEF = re.compile(r"^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[01][ \t]*$", re.MULTILINE)
 
 def _read_light(text: str) -> _Parts | None:
     """As :func:`_read_fast`, into lists, without numpy."""
-    sections = _sections(text)
-    if sections is None:
-        return None
-    rest, body = sections
-    nn, root_id, nv = (_single_int(rest[k]) for k in ("NN", "Root", "NV"))
-    terminals, non_terminals = _light_ints(rest["T"]), _light_ints(rest["NT"])
-    tdef, ntdef = _light_rows(body["TDef"], _TDEF), _light_rows(body["NTDef"], _NTDEF)
-    vardef = _light_vars(body["VarDef"])
-    if (
-        nn is None
-        or root_id is None
-        or nv is None
-        or terminals is None
-        or non_terminals is None
-        or tdef is None
-        or ntdef is None
-        or vardef is None
-    ):
-        return None
+    return _read_sections(text, _light_parts)
+
+
+def _light_parts(rest: dict[str, str], body: dict[str, str]) -> _Parts | None:
+    nn, root_id, nv = _counts(rest)
+    terminals, non_terminals = _required(_light_ints(rest["T"])), _required(_light_ints(rest["NT"]))
+    tdef = _required(_light_rows(body["TDef"], _TDEF))
+    ntdef = _required(_light_rows(body["NTDef"], _NTDEF))
+    vardef = _required(_light_vars(body["VarDef"]))
     ids = terminals + non_terminals
     index = dict(zip(ids, range(len(ids))))  # (C loops throughout: map, zip, dict)
     n_t = len(terminals)

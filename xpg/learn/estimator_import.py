@@ -295,18 +295,22 @@ def import_sklearn_tree(
     from xpg.models.tree import tree_from_sklearn
 
     return tree_from_sklearn(
-        *_estimator_and_features(source, features, features_from, target, trust_pickle)
+        *_estimator_and_features(
+            source, trust_pickle, features=features, features_from=features_from, target=target
+        )
     )
 
 
 def _estimator_and_features(
     source: Any,
-    features: Sequence[Feature] | None,
-    features_from: Any,
-    target: str | None,
-    trust_pickle: bool,
+    trust_pickle: bool = False,
+    *,
+    features: Sequence[Feature] | None = None,
+    features_from: Any = None,
+    target: str | None = None,
 ) -> tuple[Any, list[Feature] | None]:
-    """The estimator (loaded from a file, or checked) and its declared features, if any."""
+    """The estimator (loaded from a file, with ``trust_pickle``, or checked) and its
+    declared features, if any (the parameters of :func:`import_sklearn_tree`)."""
     if features is not None and features_from is not None:
         raise InvalidModelError("give the features or a table to type them from, not both")
     if isinstance(source, (str, os.PathLike)):
@@ -320,18 +324,12 @@ def _estimator_and_features(
     return estimator, None
 
 
-def import_sklearn_model(
-    source: Any,
-    *,
-    features: Sequence[Feature] | None = None,
-    features_from: Any = None,
-    target: str | None = None,
-    trust_pickle: bool = False,
-) -> Any:
+def import_sklearn_model(source: Any, **options: Any) -> Any:
     """A trained scikit-learn tree or tree ensemble as the project's model.
 
-    Parameters as for :func:`import_sklearn_tree`; ``source`` may also hold a
-    ``RandomForestClassifier``, ``ExtraTreesClassifier`` or ``GradientBoostingClassifier``.
+    Parameters (``source`` and the keyword ``options``: ``features``, ``features_from``,
+    ``target``, ``trust_pickle``) as for :func:`import_sklearn_tree`; ``source`` may also hold
+    a ``RandomForestClassifier``, ``ExtraTreesClassifier`` or ``GradientBoostingClassifier``.
 
     Returns
     -------
@@ -349,12 +347,10 @@ def import_sklearn_model(
     >>> forest.json_type, len(forest.trees), forest.predict({"x0": 1.0})
     ('forest', 3, 1)
     """
-    from xpg.models.ensemble import ensemble_from_sklearn
+    from xpg.models.ensemble_import import ensemble_from_sklearn
     from xpg.models.tree import tree_from_sklearn
 
-    estimator, declared = _estimator_and_features(
-        source, features, features_from, target, trust_pickle
-    )
+    estimator, declared = _estimator_and_features(source, **options)
     if type(estimator).__name__ == "DecisionTreeClassifier":
         return tree_from_sklearn(estimator, declared)
     return ensemble_from_sklearn(estimator, declared)

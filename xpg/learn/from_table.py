@@ -198,6 +198,28 @@ def _check_classes(data: TableData) -> None:
         )
 
 
+def _positive_class(positive: Any, data: TableData) -> Any:
+    """The class of ``data`` that ``positive`` names (equal, or of the same text); None for
+    None."""
+    if positive is None:
+        return None
+    matches = [c for c in data.classes if c == positive or str(c) == str(positive)]
+    if not matches:
+        raise InvalidDataError(
+            f"positive class {positive!r} is not a class of {data.target!r} "
+            f"(classes: {', '.join(str(c) for c in data.classes)})"
+        )
+    return matches[0]
+
+
+def _refuse_columns(names: list[str], why: str) -> None:
+    """Refuse the feature columns ``names``, when there are any, saying ``why``: a template
+    of ``{n}``, their number, and ``{shown}``, the first five names."""
+    if names:
+        shown = ", ".join(repr(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
+        raise InvalidDataError(why.format(n=len(names), shown=shown))
+
+
 def _accuracy(model: Any, data: TableData, rows: np.ndarray) -> float | None:
     if len(rows) == 0:
         return None
@@ -412,21 +434,12 @@ def learn_list_from_table(
     data = prepare_table(table, target, missing=missing)
     _check_classes(data)
     classes = data.classes
-    if positive is not None:
-        matches = [c for c in classes if c == positive or str(c) == str(positive)]
-        if not matches:
-            raise InvalidDataError(
-                f"positive class {positive!r} is not a class of {target!r} "
-                f"(classes: {', '.join(str(c) for c in classes)})"
-            )
-        positive = matches[0]
-    real = [f.name for f in data.features if f.kind == "real"]
-    if real:
-        shown = ", ".join(repr(n) for n in real[:5]) + (" ..." if len(real) > 5 else "")
-        raise InvalidDataError(
-            f"a decision list tests feature = value, and {len(real)} column(s) hold real "
-            f"numbers: {shown} (discretise them, learn a tree, or use the cn2 learner)"
-        )
+    positive = _positive_class(positive, data)
+    _refuse_columns(
+        [f.name for f in data.features if f.kind == "real"],
+        "a decision list tests feature = value, and {n} column(s) hold real numbers: {shown} "
+        "(discretise them, learn a tree, or use the cn2 learner)",
+    )
     train, test, stratified = split_rows(data.y, test_size, seed)
     X = np.empty((len(train), len(data.features)), dtype=object)
     X[:] = [data.values[i] for i in train]
@@ -567,7 +580,7 @@ def learn_risk_score_from_table(
     """
     from xpg.learn.risk_score import _check, bbm_rs
 
-    _check(conditions, tau, gamma)
+    conditions, tau, gamma = _check(conditions, tau, gamma)
     data = prepare_table(table, target, missing=missing)
     _check_classes(data)
     classes = data.classes
@@ -576,21 +589,12 @@ def learn_risk_score_from_table(
             f"a risk score separates two classes, and {target!r} has {len(classes)}: "
             f"{', '.join(str(c) for c in classes[:10])}"
         )
-    categorical = [f.name for f in data.features if f.kind == "categorical"]
-    if categorical:
-        shown = ", ".join(repr(n) for n in categorical[:5]) + (" ..." * (len(categorical) > 5))
-        raise InvalidDataError(
-            f"a risk score tests feature >= threshold, and {len(categorical)} column(s) hold "
-            f"categories: {shown} (encode them as 0/1 columns, or learn a tree)"
-        )
-    if positive is not None:
-        matches = [c for c in classes if c == positive or str(c) == str(positive)]
-        if not matches:
-            raise InvalidDataError(
-                f"positive class {positive!r} is not a class of {target!r} "
-                f"(classes: {', '.join(str(c) for c in classes)})"
-            )
-        positive = matches[0]
+    _refuse_columns(
+        [f.name for f in data.features if f.kind == "categorical"],
+        "a risk score tests feature >= threshold, and {n} column(s) hold categories: {shown} "
+        "(encode them as 0/1 columns, or learn a tree)",
+    )
+    positive = _positive_class(positive, data)
     train, test, stratified = split_rows(data.y, test_size, seed)
     model = bbm_rs(
         data.X[train],
@@ -677,7 +681,8 @@ def learn_ensemble_from_table(
     """
     import sklearn.ensemble
 
-    from xpg.models.ensemble import ensemble_from_sklearn, feature_number
+    from xpg.models.ensemble_import import ensemble_from_sklearn
+    from xpg.models.ensemble_tree import feature_number
 
     if kind not in ENSEMBLE_LEARNERS:
         raise InvalidDataError(

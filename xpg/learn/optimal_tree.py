@@ -56,13 +56,22 @@ import portion as P
 
 from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal
-from xpg.errors import InvalidDataError, InvalidModelError, InvalidParameterError, MissingExtraError
+from xpg.core.validation import Interval, validate_params
+from xpg.errors import InvalidDataError, InvalidModelError, MissingExtraError
 from xpg.models.tree import DecisionTree, Leaf, Split
 
 #: pystreed's default number of thresholds per numeric column
 N_THRESHOLDS = 5
 #: seconds the search may take by default (pystreed's own default is 600)
 TIME_LIMIT = 60.0
+#: the accepted values of :func:`learn_optimal_tree`'s numeric parameters (depth: pystreed's
+#: limit is 20)
+PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
+    "max_depth": [Interval(int, 1, 20)],
+    "time_limit": [Interval(float, 0, None, closed="neither")],
+    "n_thresholds": [Interval(int, 1, None)],
+    "complexity": [Interval(float, 0, 1)],
+}
 
 
 def _streed() -> Any:
@@ -231,24 +240,24 @@ def learn_optimal_tree(
     Raises
     ------
     InvalidParameterError
-        ``max_depth`` outside 1..20, ``time_limit`` not positive, ``n_thresholds`` < 1,
-        ``complexity`` outside [0, 1].
+        ``max_depth`` not an integer in 1..20, ``time_limit`` not a positive finite number,
+        ``n_thresholds`` not an integer >= 1, ``complexity`` outside [0, 1]
+        (:data:`PARAMETER_CONSTRAINTS`).
     InvalidDataError
         No rows, ``X`` and ``y`` of different lengths, a label outside ``classes``.
     MissingExtraError
         Without pystreed (the ``optimal`` extra).
     """
     streed = _streed()
-    if not (isinstance(max_depth, int) and 1 <= max_depth <= 20):
-        raise InvalidParameterError(f"max depth: expected an integer in 1..20, found {max_depth}")
-    if not time_limit > 0:
-        raise InvalidParameterError(f"time limit: expected a positive number, found {time_limit}")
-    if not (isinstance(n_thresholds, int) and n_thresholds >= 1):
-        raise InvalidParameterError(
-            f"thresholds per column: expected a positive integer, found {n_thresholds}"
-        )
-    if not 0 <= complexity <= 1:
-        raise InvalidParameterError(f"complexity: expected a number in [0, 1], found {complexity}")
+    params = {
+        "max_depth": max_depth,
+        "time_limit": time_limit,
+        "n_thresholds": n_thresholds,
+        "complexity": complexity,
+    }
+    checked = validate_params(params, PARAMETER_CONSTRAINTS)
+    max_depth, time_limit = checked["max_depth"], checked["time_limit"]
+    n_thresholds, complexity = checked["n_thresholds"], checked["complexity"]
     X = np.asarray(X, dtype=np.float64)
     labels = [v.item() if isinstance(v, np.generic) else v for v in np.asarray(y, dtype=object)]
     if X.ndim != 2 or len(X) == 0 or len(X) != len(labels):

@@ -85,8 +85,9 @@ from typing import Any
 import numpy as np
 
 from xpg.core.features import Feature, Literal
+from xpg.core.validation import Interval, validate_params
 from xpg.core.valuesets import as_value_set
-from xpg.errors import InvalidDataError, InvalidParameterError
+from xpg.errors import InvalidDataError
 from xpg.learn.feature_types import infer_features
 from xpg.models.risk_score import RiskScore, at_least
 
@@ -170,13 +171,18 @@ class BBMResult:
     signs: np.ndarray = field(repr=False)
 
 
-def _check(T: Any, tau: Any, gamma: Any) -> None:
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise InvalidParameterError(f"T: expected a positive integer, found {T!r}")
-    if not (isinstance(tau, (int, float)) and 0.0 <= tau < 1.0):
-        raise InvalidParameterError(f"tau: expected a number in [0, 1), found {tau!r}")
-    if not (isinstance(gamma, (int, float)) and 0.0 <= gamma < 0.5):
-        raise InvalidParameterError(f"gamma: expected a number in [0, 0.5), found {gamma!r}")
+#: the accepted values of BBM-RS's parameters (:func:`~xpg.core.validation.validate_params`)
+PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
+    "T": [Interval(int, 1, None)],
+    "tau": [Interval(float, 0, 1, closed="left")],
+    "gamma": [Interval(float, 0, 0.5, closed="left")],
+}
+
+
+def _check(T: Any, tau: Any, gamma: Any) -> tuple[int, float, float]:
+    """``T``, ``tau`` and ``gamma`` checked, as plain ``int`` and ``float`` values."""
+    checked = validate_params({"T": T, "tau": tau, "gamma": gamma}, PARAMETER_CONSTRAINTS)
+    return checked["T"], checked["tau"], checked["gamma"]
 
 
 def _data(
@@ -355,7 +361,7 @@ def run_bbm_rs(
     x0 >= 1.5       2
     predict 1 (positive) if the total score >= 0, else 0
     """
-    _check(T, tau, gamma)
+    T, tau, gamma = _check(T, tau, gamma)
     M, signs, classes, names = _data(X, y, feature_names, positive)
     if features is None:
         feats = infer_features(M, names)
@@ -414,17 +420,7 @@ def _score_card(
     return RiskScore(feats, classes, list(merged.items()), bias)
 
 
-def bbm_rs(
-    X: Any,
-    y: Any,
-    *,
-    T: int,
-    tau: float = 0.05,
-    gamma: float = 0.01,
-    feature_names: Sequence[str] | None = None,
-    features: Sequence[Feature] | None = None,
-    positive: Any = None,
-) -> RiskScore:
+def bbm_rs(X: Any, y: Any, *, T: int, **options: Any) -> RiskScore:
     """Learn a risk score with BBM-RS (Algorithm 1 of Moshkovitz, Yang and Chaudhuri 2021).
 
     Parameters
@@ -435,6 +431,9 @@ def bbm_rs(
         Two classes.
     T : int
         The number of rounds: at most ``T`` conditions, one point each.
+    **options
+        ``tau``, ``gamma``, ``feature_names``, ``features``, ``positive`` of
+        :func:`run_bbm_rs`, as follows.
     tau : float
         The noise level, in units of each feature's range (the paper's 0.05): the width of
         its declared domain, or the range of the rows in ``X`` when the domain is unbounded
@@ -472,16 +471,7 @@ def bbm_rs(
     >>> str(rs.conditions[0].literal), rs.bias, rs.predict_batch(X).tolist()
     ('b = 1', -1, [0, 0, 1, 1])
     """
-    return run_bbm_rs(
-        X,
-        y,
-        T=T,
-        tau=tau,
-        gamma=gamma,
-        feature_names=feature_names,
-        features=features,
-        positive=positive,
-    ).model
+    return run_bbm_rs(X, y, T=T, **options).model
 
 
 __all__ = ["BBMResult", "BBMRound", "bbm_rs", "bbm_weights", "noise_units", "run_bbm_rs"]

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from xpg.core.validation import Interval, check_param
 from xpg.errors import InvalidDataError, InvalidParameterError
 
 #: The regularisation grid of the paper's linear separateness (Sec. 6.1).
@@ -89,10 +90,8 @@ def _check(X: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray]:
     return M, labels
 
 
-def _check_radius(r: Any) -> None:
-    """Raise unless ``r`` is a finite number ``>= 0``."""
-    if not (isinstance(r, (int, float)) and 0.0 <= r < math.inf):
-        raise InvalidParameterError(f"r: expected a finite number >= 0, found {r!r}")
+#: the accepted radii ``r``: finite numbers >= 0
+_RADIUS = Interval(float, 0, None)
 
 
 def _min_gap(M: np.ndarray) -> float:
@@ -198,7 +197,7 @@ def conflict_pairs(X: Any, y: Any, r: float) -> list[tuple[int, int]]:
     """
     from scipy.spatial import cKDTree
 
-    _check_radius(r)
+    r = check_param("r", r, _RADIUS)
     M, labels = _check(X, y, binary=True)
     classes = np.unique(labels)
     if len(classes) < 2 or r <= 0:
@@ -257,7 +256,7 @@ def r_separation(X: Any, y: Any, r: float) -> RSeparation:
     """
     import networkx as nx
 
-    _check_radius(r)
+    r = check_param("r", r, _RADIUS)
     M, labels = _check(X, y, binary=True)
     keep = np.ones(len(M), dtype=bool)
     classes = np.unique(labels)
@@ -419,10 +418,13 @@ def linear_separateness(
     from sklearn.svm import LinearSVC
 
     M, labels = _check(X, y, binary=True)
-    if not Cs or any(not (isinstance(C, (int, float)) and 0 < C < math.inf) for C in Cs):
-        raise InvalidParameterError(f"Cs: expected positive finite numbers, found {Cs!r}")
-    if not (isinstance(max_iter, int) and max_iter > 0):
-        raise InvalidParameterError(f"max_iter: expected a positive integer, found {max_iter!r}")
+    if not Cs:
+        raise InvalidParameterError(f"Cs: expected one number > 0 or more, found {Cs!r}")
+    Cs = [
+        check_param(f"Cs[{i}]", C, Interval(float, 0, None, closed="neither"))
+        for i, C in enumerate(Cs)
+    ]
+    max_iter = check_param("max_iter", max_iter, Interval(int, 1, None))
     classes = np.unique(labels)
     signs = np.where(labels == classes[-1], 1.0, -1.0)
     errors: dict[float, float] = {}

@@ -32,6 +32,16 @@ ENSEMBLE_KINDS: tuple[str, ...] = ("forest", "extra-trees", "boosted")
 SMALL_ENSEMBLE_KINDS: tuple[str, ...] = (*ENSEMBLE_KINDS, "tied-forest")
 
 
+def _sklearn_ensemble(kind: str, **params: Any) -> Any:
+    """An unfitted ``ExtraTreesClassifier`` (``kind="extra-trees"``),
+    ``GradientBoostingClassifier`` (``"boosted"``) or else ``RandomForestClassifier`` with
+    ``params``."""
+    import sklearn.ensemble
+
+    names = {"extra-trees": "ExtraTreesClassifier", "boosted": "GradientBoostingClassifier"}
+    return getattr(sklearn.ensemble, names.get(kind, "RandomForestClassifier"))(**params)
+
+
 def random_sklearn_ensemble(
     seed: Seed,
     kind: EnsembleKind,
@@ -50,12 +60,6 @@ def random_sklearn_ensemble(
     -------
     (estimator, features, points)
     """
-    from sklearn.ensemble import (
-        ExtraTreesClassifier,
-        GradientBoostingClassifier,
-        RandomForestClassifier,
-    )
-
     rng = as_random(seed)
     nrng = as_generator(rng)
     feats: list[Feature] = []
@@ -75,12 +79,8 @@ def random_sklearn_ensemble(
     state = rng.randrange(10_000)
     params: dict[str, Any] = {"n_estimators": n_trees, "max_depth": depth, "random_state": state}
     if kind == "boosted":
-        est = GradientBoostingClassifier(learning_rate=rng.choice([0.1, 0.3, 1.0]), **params)
-    elif kind == "extra-trees":
-        est = ExtraTreesClassifier(**params)
-    else:
-        est = RandomForestClassifier(**params)
-    est.fit(X, y)
+        params["learning_rate"] = rng.choice([0.1, 0.3, 1.0])
+    est = _sklearn_ensemble(kind, **params).fit(X, y)
     points = np.array(list(itertools.product(*[range(s) for s in sizes])), dtype=float)
     return est, feats, points
 
@@ -112,12 +112,6 @@ def random_small_ensemble(
     -------
     (estimator, features, X)
     """
-    from sklearn.ensemble import (
-        ExtraTreesClassifier,
-        GradientBoostingClassifier,
-        RandomForestClassifier,
-    )
-
     rng = as_random(seed)
     nrng = as_generator(rng)
     m = n_features if n_features is not None else rng.randint(2, 4)
@@ -143,24 +137,19 @@ def random_small_ensemble(
     if len(set(y.tolist())) < 2:
         y[0] = 1 - y[0] if k == 2 else (y[0] + 1) % k
     trees, depth, state = rng.randint(2, 5), rng.choice([2, 3]), rng.randrange(10_000)
-    if kind == "forest":
-        est: Any = RandomForestClassifier(n_estimators=trees, max_depth=depth, random_state=state)
-    elif kind == "extra-trees":
-        est = ExtraTreesClassifier(n_estimators=trees, max_depth=depth, random_state=state)
-    elif kind == "tied-forest":  # an even number of trees with (nearly) pure leaves: ties
-        est = RandomForestClassifier(
-            n_estimators=rng.choice([2, 4]), bootstrap=False, max_features=1, random_state=state
-        )
-    elif kind == "boosted":
-        est = GradientBoostingClassifier(
-            n_estimators=trees,
-            max_depth=depth,
-            learning_rate=rng.choice([0.1, 0.5, 1.0]),
-            random_state=state,
-        )
-    else:
+    if kind not in SMALL_ENSEMBLE_KINDS:
         raise ValueError(f"kind: expected one of {SMALL_ENSEMBLE_KINDS}, found {kind!r}")
-    return est.fit(X, y), feats, X
+    params: dict[str, Any] = {"n_estimators": trees, "max_depth": depth, "random_state": state}
+    if kind == "tied-forest":  # an even number of trees with (nearly) pure leaves: ties
+        params = {
+            "n_estimators": rng.choice([2, 4]),
+            "bootstrap": False,
+            "max_features": 1,
+            "random_state": state,
+        }
+    elif kind == "boosted":
+        params["learning_rate"] = rng.choice([0.1, 0.5, 1.0])
+    return _sklearn_ensemble(kind, **params).fit(X, y), feats, X
 
 
 def ensemble_oracle(
