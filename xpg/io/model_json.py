@@ -73,9 +73,9 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from xpg.core.gc_pause import paused_gc
 from xpg.core.graph import DecisionGraph
 from xpg.core.json_body import expect, feature_from_dict, values_list
-from xpg.core.xpgraph import paused_gc
 from xpg.errors import InvalidGraphError, InvalidModelError, ParseError
 from xpg.io.atomic import write_text_atomic
 from xpg.io.json_text import dump_json, parse_json
@@ -100,7 +100,9 @@ def compile_model(model: Any) -> DecisionGraph:
         from xpg.compile.sklearn_tree import from_sklearn_tree
 
         return from_sklearn_tree(model)
-    return _as_model(model, "compile").to_decision_graph()
+    from xpg.models.protocol import refuse_uncompiled
+
+    return refuse_uncompiled(_as_model(model, "compile"), "compile").to_decision_graph()
 
 
 def _as_model(obj: Any, verb: str) -> Model:

@@ -3,7 +3,8 @@
 A model kind is a class with the members of :class:`Model`.  Everything that handles models
 goes through these members and nothing else: the JSON reader and writer
 (:mod:`xpg.io.model_json`, which finds the class of a ``model.type`` in
-:mod:`xpg.models.registry`), compilation (:meth:`Model.to_decision_graph`), the verifier
+:mod:`xpg.models.registry`), compilation (:meth:`CompiledModel.to_decision_graph`; a kind
+that is never compiled has ``explanation_oracle`` instead), the verifier
 (:meth:`Model.validate`, :meth:`Model.smt_encoding`), the black-box wrappers
 (:meth:`Model.predict_batch`) and the command line.  The implementations are
 :class:`~xpg.core.graph.DecisionGraph` (``decision-graph``),
@@ -92,11 +93,6 @@ class Model(Protocol):
         """Raise an :class:`~xpg.errors.XpgError` when the model has no classification
         function (overlapping or incomplete branches, Def. 2); nothing is repaired."""
 
-    def to_decision_graph(self) -> DecisionGraph:
-        """A decision graph with the same classification function, satisfying Def. 2 (a
-        compiled graph by construction; a :class:`~xpg.core.graph.DecisionGraph` is itself,
-        and its :meth:`validate` checks it)."""
-
     def to_json_body(self) -> dict[str, Any]:
         """The ``model`` object of its JSON document, ``"type"`` included (the features and
         classes are written by :func:`~xpg.io.model_json.model_to_dict`)."""
@@ -111,6 +107,33 @@ class Model(Protocol):
     def smt_encoding(self) -> SmtModel:
         """The class of an input as an SMT term over one variable per feature, read from the
         model's own structure (not from its decision graph): what the verifier checks."""
+
+
+@runtime_checkable
+class CompiledModel(Model, Protocol):
+    """A model kind compiled into a decision graph (every built-in kind).  A kind may
+    instead be explained by an oracle of its own and never be compiled: it then has
+    ``explanation_oracle(instance)``, returning an :class:`~xpg.explain.oracle_abc.Oracle`
+    (docs/model-kinds.md, "Adding a kind that is never compiled")."""
+
+    def to_decision_graph(self) -> DecisionGraph:
+        """A decision graph with the same classification function, satisfying Def. 2 (a
+        compiled graph by construction; a :class:`~xpg.core.graph.DecisionGraph` is itself,
+        and its :meth:`validate` checks it)."""
+
+
+def refuse_uncompiled(model: Any, verb: str) -> CompiledModel:
+    """``model`` when it compiles into a decision graph, else
+    :class:`~xpg.errors.InvalidModelError` saying that its kind is explained by its own
+    oracle (what ``verb``, e.g. "draw", needs is a graph)."""
+    if not callable(getattr(model, "to_decision_graph", None)):
+        kind = getattr(model, "json_type", type(model).__name__)
+        raise InvalidModelError(
+            f"cannot {verb} a {kind} model: its kind is never compiled into a decision graph "
+            "(it is explained by its own oracle: xpg.Explainer(model))"
+        )
+    compiled: CompiledModel = model
+    return compiled
 
 
 def checked_signature(
@@ -154,4 +177,4 @@ def predict_rows(model: Model, X: Any) -> np.ndarray:
     return label_array([model.predict(row) for row in M.tolist()])
 
 
-__all__ = ["Instance", "Model", "check_label", "checked_signature", "predict_rows"]
+__all__ = ["CompiledModel", "Instance", "Model", "refuse_uncompiled", "check_label", "checked_signature", "predict_rows"]

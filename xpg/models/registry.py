@@ -40,6 +40,8 @@ def register_model_kind(cls: M, name: str | None = None) -> M:
     """
     key = cls.json_type if name is None else name
     missing = [m for m in _MEMBERS if not hasattr(cls, m)]
+    if not any(hasattr(cls, m) for m in _EXPLAINED_BY):
+        missing.append(" or ".join(_EXPLAINED_BY))
     if missing:
         raise InvalidModelError(
             f"model kind {cls.__name__}: expected the members of xpg.models.protocol.Model, "
@@ -83,11 +85,14 @@ _MEMBERS = [
     "predict",
     "predict_batch",
     "validate",
-    "to_decision_graph",
     "to_json_body",
     "from_json_body",
     "smt_encoding",
 ]
+
+#: a kind is compiled (``to_decision_graph``) or brings its own oracle (``explanation_oracle``,
+#: an oracle-only kind, docs/model-kinds.md)
+_EXPLAINED_BY = ("to_decision_graph", "explanation_oracle")
 
 register_model_kind(DecisionGraph)
 register_model_kind(DecisionTree)

@@ -36,8 +36,8 @@ from xpg.compile.sklearn_tree import from_sklearn_tree
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError, XpgError
-from xpg.models.protocol import Model
-from xpg.probabilistic.distributions import instance_row, matrix_dtype
+from xpg.models.protocol import CompiledModel, Model
+from xpg.probabilistic.distributions import feature_tuple, instance_row, matrix_dtype
 
 
 class BlackBox:
@@ -76,7 +76,7 @@ class BlackBox:
         graph: DecisionGraph | None = None,
     ) -> None:
         self._predict = self._prediction_function(model)
-        if isinstance(model, Model) and graph is None:
+        if isinstance(model, CompiledModel) and graph is None:
             graph = model.to_decision_graph()
         if features is None:
             if graph is None:
@@ -85,15 +85,10 @@ class BlackBox:
                     "found none"
                 )
             features = graph.features
-        self.features: tuple[Feature, ...] = tuple(features)
-        if not all(isinstance(f, Feature) for f in self.features):
-            raise InvalidModelError(
-                "expected features as xpg.core.features.Feature objects, found "
-                f"{sorted({type(f).__name__ for f in self.features})}"
-            )
+        self.features = feature_tuple(
+            features, not_a_feature=InvalidModelError, repeated_name=InvalidModelError
+        )
         names = [f.name for f in self.features]
-        if len(set(names)) != len(names):
-            raise InvalidModelError(f"feature names must be distinct, found {names!r}")
         if graph is not None and [f.name for f in graph.features] != names:
             raise InvalidModelError(
                 f"the graph's features {[f.name for f in graph.features]!r} differ from the "
