@@ -7,12 +7,14 @@ strings).
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 import xpg.fourier.harmonica as harmonica_module
-import xpg.fourier.metrics as metrics_module
 from xpg.errors import (
     InvalidExplainerError,
     InvalidGameError,
@@ -24,13 +26,16 @@ from xpg.fourier import (
     Harmonica,
     HarmonicaAnchor,
     HarmonicaLocal,
+    KernelShapExplainer,
     LimeExplainer,
     LowDegree,
     RemovalGame,
+    ShapleyValues,
     TabularGame,
     estimate_truthful_gap,
     fourier_transform,
     inconsistency,
+    spectrum_distance,
     truthful_gap,
 )
 
@@ -48,9 +53,10 @@ def test_fourier_transform_refuses_nan_and_inf() -> None:
 @pytest.mark.parametrize("degree", [-1, -5, 1.5, True, "2", None])
 def test_truthful_gap_refuses_a_bad_degree(degree: object) -> None:
     f = FourierPolynomial(3, {(): 1.0, (0,): 0.5})
-    with pytest.raises(InvalidMetricError, match=r"expected degree to be an integer >= 0, found"):
+    found = re.escape(f"found {degree!r}")
+    with pytest.raises(InvalidMetricError, match=f"degree: expected an integer >= 0, {found}"):
         truthful_gap(f, f, degree)  # type: ignore[arg-type]
-    with pytest.raises(InvalidMetricError, match=r"expected degree to be an integer >= 0"):
+    with pytest.raises(InvalidMetricError, match=f"degree: expected an integer >= 0, {found}"):
         estimate_truthful_gap(RemovalGame(f, 3), f, degree)  # type: ignore[arg-type]
 
 
@@ -95,9 +101,9 @@ def test_oversized_fit_is_refused_before_building_anything(
 def test_oversized_truthful_gap_estimate_is_refused_before_building(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(metrics_module, "subsets_up_to_degree", _refuse_building)
+    monkeypatch.setattr(harmonica_module, "subsets_up_to_degree", _refuse_building)
     game = RemovalGame(lambda x: x[:, 0], 600)
-    with pytest.raises(InvalidMetricError, match="parity functions, expected at most"):
+    with pytest.raises(InvalidMetricError, match="parity features, expected at most"):
         estimate_truthful_gap(game, FourierPolynomial(600, {}), 3)
     assert game.n_queries == 0
 
@@ -148,7 +154,54 @@ def test_classifier_with_string_labels_still_works() -> None:
 
 def test_bad_explainer_options_are_refused() -> None:
     game = RemovalGame(lambda x: x[:, 0], 3)
-    with pytest.raises(InvalidExplainerError, match="expected setup 'lime' or 'paper'"):
+    setups = "setup: expected one of 'lime', 'paper', found 'captum'"
+    with pytest.raises(InvalidExplainerError, match=setups):
         LimeExplainer(setup="captum").fit(game)
-    with pytest.raises(InvalidExplainerError, match="expected local_queries 'within' or 'extra'"):
+    local_queries = "local_queries: expected one of 'extra', 'within', found 'both'"
+    with pytest.raises(InvalidExplainerError, match=local_queries):
         HarmonicaAnchor(local_queries="both").fit(game)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "message"),
+    [
+        (Harmonica(alpha="0.1"), "Harmonica: alpha: expected a number >= 0, found '0.1'"),
+        (HarmonicaLocal(radius=-1), "HarmonicaLocal: radius: expected an integer >= 0, found -1"),
+        (
+            HarmonicaAnchor(local_radius=1.5),
+            "HarmonicaAnchor: local_radius: expected an integer >= 0 or None, found 1.5",
+        ),
+        (LowDegree(degree=True), "LowDegree: degree: expected an integer >= 0, found True"),
+        (
+            LimeExplainer(kernel_width=0.0),
+            "LimeExplainer: kernel_width: expected a number > 0 or None, found 0.0",
+        ),
+        (
+            ShapleyValues(n_samples=1),
+            "ShapleyValues: n_samples: expected an integer >= 2 or None, found 1",
+        ),
+        (
+            KernelShapExplainer(n_samples=2),
+            "KernelShapExplainer: n_samples: expected an integer >= 3, found 2",
+        ),
+    ],
+    ids=lambda v: "refused" if isinstance(v, str) else type(v).__name__,
+)
+def test_explainer_parameters_are_refused_in_one_vocabulary_before_any_query(
+    explainer: object, message: str
+) -> None:
+    # issue 29: the explainer, the parameter, every accepted form and the value found
+    game = RemovalGame(lambda x: x[:, 0], 3)
+    with pytest.raises(InvalidExplainerError, match=re.escape(message)):
+        explainer.fit(game)  # type: ignore[attr-defined]
+    assert game.n_queries == 0
+
+
+def test_spectrum_distance_orders() -> None:
+    p, q = FourierPolynomial(2, {(0,): 1.0}), FourierPolynomial(2, {(1,): 0.5})
+    assert spectrum_distance(p, q, order=math.inf) == 1.0
+    assert spectrum_distance(p, q, order=0) == 2.0
+    for order in (-1, float("nan"), "2"):
+        expected = f"order: expected a number >= 0 or one of inf, found {order!r}"
+        with pytest.raises(InvalidMetricError, match=re.escape(expected)):
+            spectrum_distance(p, q, order=order)  # type: ignore[arg-type]

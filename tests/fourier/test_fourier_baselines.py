@@ -320,7 +320,9 @@ def test_sampled_indices_through_shapiq() -> None:
 def test_errors() -> None:
     with pytest.raises(GameTooLargeError, match="at most 16 players, found 17"):
         ShapleyValues().fit(RemovalGame(lambda x: x[:, 0], 17))
-    with pytest.raises(InvalidExplainerError, match="order to be an integer >= 1, found 0"):
+    with pytest.raises(
+        InvalidExplainerError, match="FaithShapIndex: order: expected an integer >= 1, found 0"
+    ):
         FaithShapIndex(order=0).fit(RemovalGame(lambda x: x[:, 0], 3))
-    with pytest.raises(InvalidExplainerError, match="expected index"):
+    with pytest.raises(InvalidExplainerError, match="index: expected one of .*found 'XYZ'"):
         exact_indices(np.zeros(4), "XYZ", 1)

@@ -215,11 +215,17 @@ def test_anchor_penalty_pulls_the_polynomials_together() -> None:
 
 def test_parameters_and_state_errors() -> None:
     game = RemovalGame(lambda x: x[:, 0], 3)
-    with pytest.raises(InvalidExplainerError, match="degree to be an integer >= 0, found -1"):
+    with pytest.raises(
+        InvalidExplainerError, match="Harmonica: degree: expected an integer >= 0, found -1"
+    ):
         Harmonica(degree=-1).fit(game)
-    with pytest.raises(InvalidExplainerError, match="n_samples to be an integer >= 1, found 0"):
+    with pytest.raises(
+        InvalidExplainerError, match="LowDegree: n_samples: expected an integer >= 1, found 0"
+    ):
         LowDegree(n_samples=0).fit(game)
-    with pytest.raises(InvalidExplainerError, match="alpha to be a number >= 0.0"):
+    with pytest.raises(
+        InvalidExplainerError, match="HarmonicaAnchor: alpha: expected a number >= 0, found -1.0"
+    ):
         HarmonicaAnchor(alpha=-1.0).fit(game)
     with pytest.raises(InvalidExplainerError, match="expected a RemovalGame"):
         Harmonica().fit(lambda x: x)  # type: ignore[arg-type]

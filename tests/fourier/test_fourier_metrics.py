@@ -128,7 +128,9 @@ def test_bad_metric_arguments() -> None:
     p = FourierPolynomial(2, {})
     with pytest.raises(InvalidMetricError, match="one game value per mask"):
         errors_on_masks(p, np.ones((3, 2)), [1.0, 2.0])
-    with pytest.raises(InvalidMetricError, match="radius >= 0 or None, found -1"):
+    with pytest.raises(
+        InvalidMetricError, match="radius: expected an integer >= 0 or None, found -1"
+    ):
         interpretation_error(RemovalGame(lambda x: x[:, 0], 2), p, radius=-1)
     with pytest.raises(InvalidMetricError, match="interpretation has 2 players, the reference 3"):
         truthful_gap(p, FourierPolynomial(3, {}), 1)

@@ -4,6 +4,8 @@ numpy/scikit-learn/anchor-exp exception, and never a silent answer from meaningl
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +28,7 @@ from xpg.probabilistic import (
     EmpiricalDistribution,
     GraphPrecision,
     UniformDistribution,
+    error_upper_bound,
     explain_probabilistically,
     find_anchor,
     find_certificate,
@@ -34,6 +37,7 @@ from xpg.probabilistic import (
     is_weak_probabilistic_axp,
     precision_error,
     solve_rule,
+    theorem1_parameters,
 )
 
 FEATURES = [Feature.boolean(f"x{i}") for i in range(4)]
@@ -236,3 +240,53 @@ def test_solve_rule_refuses_non_boolean_samples() -> None:
     with pytest.raises(InvalidParameterError, match="same: expected 0/1.*'yes'"):
         solve_rule([[1, 0]], ["yes"], 1)
     assert solve_rule([[1, 0], [0, 1]], [1, 0], 1, solver="rc2").features == (0,)
+
+
+COMPILED = BlackBox.from_sklearn_tree(TREE, FEATURES)
+#: A bad option of each explainer, and the message in the vocabulary of xpg.core.validation.
+REFUSED: dict[str, tuple[Callable[[], Any], str]] = {
+    "anchors": (
+        lambda: find_anchor(COMPILED, X, threshold=1.5),
+        "threshold: expected a number in (0, 1], found 1.5",
+    ),
+    "certificate": (
+        lambda: find_certificate(COMPILED, X, n_check=0),
+        "n_check: expected an integer >= 1 or None, found 0",
+    ),
+    "optimal rule": (
+        lambda: find_optimal_rule(COMPILED, X, time_limit="60"),
+        "time_limit: expected a number > 0 or one of inf, found '60'",
+    ),
+    "encoding": (
+        lambda: solve_rule([[1, 0]], [1], 1, encoding="maxsat"),  # type: ignore[arg-type]
+        "encoding: expected one of 'cop', 'sat', found 'maxsat'",
+    ),
+    "precision": (
+        lambda: precision_error(COMPILED, X, ["x0"], method="guess"),  # type: ignore[arg-type]
+        "method: expected one of 'auto', 'enumerate', 'exact', 'sample', found 'guess'",
+    ),
+    "probabilistic AXp": (
+        lambda: find_probabilistic_axp(COMPILED, X, delta=1.0),
+        "delta: expected a number in [0, 1), found 1.0",
+    ),
+    "seed": (
+        lambda: find_certificate(COMPILED, X, seed=-1),
+        "seed: expected a Generator or an integer >= 0 or None, found -1",
+    ),
+    "error bound": (
+        lambda: error_upper_bound(5, 3, 0.95),
+        "failures: expected an integer in [0, 3], found 5",
+    ),
+    "theorem 1": (
+        lambda: theorem1_parameters(0.1, 0.9, 20, certificate_complexity=math.inf),
+        "certificate_complexity: expected a number >= 1, found inf",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_options_are_refused_in_one_vocabulary(case: str) -> None:
+    # issue 29: the parameter, every accepted form and the value found
+    call, message = REFUSED[case]
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
+        call()

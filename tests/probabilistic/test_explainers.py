@@ -53,5 +53,6 @@ def test_every_explainer_returns_the_same_kind_of_result(method: str, tree_model
 
 def test_unknown_method_is_named(tree_model) -> None:
     model, X = tree_model
-    with pytest.raises(InvalidParameterError, match="certificate, cop, sat, anchors"):
+    names = "'anchors', 'certificate', 'cop', 'probabilistic-axp', 'sat', found 'lime'"
+    with pytest.raises(InvalidParameterError, match=f"method: expected one of {names}"):
         explain_probabilistically(model, X[0], "lime")  # type: ignore[arg-type]

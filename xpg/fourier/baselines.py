@@ -57,14 +57,18 @@ from typing import Any
 
 import numpy as np
 
+from xpg.core.validation import Interval, Options, check_param
 from xpg.errors import InvalidExplainerError, MissingExtraError
 from xpg.fourier.basis import FourierPolynomial, Subset
-from xpg.fourier.explainer import RemovalExplainer, check_float, check_game, check_int
+from xpg.fourier.explainer import RemovalExplainer
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.masks import all_masks, check_enumerable
 
 #: Largest number of players for exact (enumerated) Shapley-style indices.
 MAX_EXACT_PLAYERS = 16
+
+#: The indices :func:`exact_indices` computes.
+EXACT_INDICES = ("SV", "SII", "STII", "FSII")
 
 
 def _require(module: str, who: str) -> Any:
@@ -120,6 +124,7 @@ def exact_indices(table: np.ndarray, index: str, order: int) -> dict[Subset, flo
     ``index`` is ``"SV"`` (order 1), ``"SII"``, ``"STII"`` or ``"FSII"``; returned for every
     subset ``T`` with ``1 <= |T| <= order``, plus ``() -> v(empty)``.
     """
+    check_param("index", index, Options(EXACT_INDICES), error=InvalidExplainerError)
     table = np.asarray(table, dtype=float)
     n = int(table.size).bit_length() - 1
     a = moebius_transform(table)
@@ -139,7 +144,7 @@ def exact_indices(table: np.ndarray, index: str, order: int) -> dict[Subset, flo
             else:
                 weights = np.array([1.0 / comb(int(k), t) if k >= t else 0.0 for k in s[:, 0]])
                 values = weights @ zt
-        elif index == "FSII":
+        else:  # "FSII"
             weights = np.array(
                 [
                     comb(int(k) - 1, order) / comb(int(k) + order - 1, order + t)
@@ -150,10 +155,6 @@ def exact_indices(table: np.ndarray, index: str, order: int) -> dict[Subset, flo
             )
             factor = (-1) ** (order - t) * t / (order + t) * comb(order, t)
             values = a[codes] + factor * (weights @ zt)
-        else:
-            raise InvalidExplainerError(
-                f"expected index 'SV', 'SII', 'STII' or 'FSII', found {index!r}"
-            )
         out.update({_subset_of(int(c), n): float(v) for c, v in zip(codes, values, strict=True)})
     return out
 
@@ -173,6 +174,7 @@ class _ShapleyStyleIndex(RemovalExplainer):
     """Shared fit: exact enumeration, or a shapiq approximator within ``n_samples`` queries."""
 
     _index = "SV"
+    _parameter_constraints = {"n_samples": [Interval(int, 2, None), None]}
     n_samples: int | None
     random_state: int | None
 
@@ -187,15 +189,15 @@ class _ShapleyStyleIndex(RemovalExplainer):
     def fit(self, game: RemovalGame) -> _ShapleyStyleIndex:
         """Compute the indices and the surrogate polynomial."""
         who = type(self).__name__
-        game = check_game(game, who)
+        game, params = self._validated(game)
         order = self._order()
         before = game.n_queries
-        if self.n_samples is None:
+        budget = params["n_samples"]
+        if budget is None:
             check_enumerable(game.n_players, f"exact {who}", MAX_EXACT_PLAYERS)
             table = game(all_masks(game.n_players))
             indices = exact_indices(table, self._index, order)
         else:
-            budget = check_int(self.n_samples, "n_samples", 2, who)
             shapiq = _require("shapiq", who)
             approximator = self._approximator(shapiq, game.n_players, order)
             values = approximator.approximate(budget=budget, game=_coalition_game(game))
@@ -212,6 +214,11 @@ class _ShapleyStyleIndex(RemovalExplainer):
 
 
 class _InteractionIndex(_ShapleyStyleIndex):
+    _parameter_constraints = {
+        **_ShapleyStyleIndex._parameter_constraints,
+        "order": [Interval(int, 1, None)],
+    }
+
     def __init__(
         self, order: int = 2, n_samples: int | None = None, random_state: int | None = None
     ) -> None:
@@ -220,7 +227,7 @@ class _InteractionIndex(_ShapleyStyleIndex):
         self.random_state = random_state
 
     def _order(self) -> int:
-        return check_int(self.order, "order", 1, type(self).__name__)
+        return int(self.order)
 
 
 class ShapleyValues(_ShapleyStyleIndex):
@@ -338,6 +345,13 @@ class LimeExplainer(RemovalExplainer):
     0.5
     """
 
+    _parameter_constraints = {
+        "n_samples": [Interval(int, 2, None)],
+        "kernel_width": [Interval(float, 0, None, closed="neither"), None],
+        "setup": [Options(["lime", "paper"])],
+        "lasso_alpha": [Interval(float, 0, None)],
+    }
+
     def __init__(
         self,
         n_samples: int = 2000,
@@ -354,26 +368,17 @@ class LimeExplainer(RemovalExplainer):
 
     def fit(self, game: RemovalGame) -> LimeExplainer:
         """Sample, weight and fit LIME's linear model."""
-        who = type(self).__name__
-        game = check_game(game, who)
-        n_samples = check_int(self.n_samples, "n_samples", 2, who)
-        if self.setup not in ("lime", "paper"):
-            raise InvalidExplainerError(
-                f"{who}: expected setup 'lime' or 'paper', found {self.setup!r}"
-            )
-        default_width = 25.0 if self.setup == "lime" else 1.0
-        width = check_float(
-            default_width if self.kernel_width is None else self.kernel_width,
-            "kernel_width",
-            1e-12,
-            who,
-        )
+        game, params = self._validated(game)
+        n_samples, width = params["n_samples"], params["kernel_width"]
+        if width is None:
+            width = 25.0 if self.setup == "lime" else 1.0
         n = game.n_players
         rng = np.random.default_rng(self.random_state)
         if self.setup == "paper":
-            alpha = check_float(self.lasso_alpha, "lasso_alpha", 0.0, who)
+            alpha = params["lasso_alpha"]
             intercept, weights = self._fit_paper(game, n, n_samples, width, alpha, rng)
         else:
+            who = type(self).__name__
             intercept, weights = self._fit_lime(game, n, n_samples, width, rng, who)
         indices: dict[Subset, float] = {(): intercept}
         indices.update({(i,): float(weights[i]) for i in range(n)})
@@ -455,16 +460,17 @@ class KernelShapExplainer(RemovalExplainer):
         shap draws from NumPy's global generator: it is seeded for the call and restored after.
     """
 
+    _parameter_constraints = {"n_samples": [Interval(int, 3, None)]}
+
     def __init__(self, n_samples: int = 2000, random_state: int | None = None) -> None:
         self.n_samples = n_samples
         self.random_state = random_state
 
     def fit(self, game: RemovalGame) -> KernelShapExplainer:
         """Run KernelSHAP and build the additive surrogate."""
-        who = type(self).__name__
-        game = check_game(game, who)
-        n_samples = check_int(self.n_samples, "n_samples", 3, who)
-        shap = _require("shap", who)
+        game, params = self._validated(game)
+        n_samples = params["n_samples"]
+        shap = _require("shap", type(self).__name__)
         n = game.n_players
         before = game.n_queries
 

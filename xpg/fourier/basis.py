@@ -122,6 +122,24 @@ def parity_features(masks: ArrayLike, subsets: Sequence[Subset]) -> np.ndarray:
     return out
 
 
+def parity_sums(masks: ArrayLike, values: ArrayLike, subsets: Sequence[Subset]) -> np.ndarray:
+    """``sum_x values(x) chi_S(x)`` over the masks ``x``, for every subset ``S``: the parity
+    features' transpose times ``values``, built a block of masks at a time.
+
+    Examples
+    --------
+    >>> parity_sums([[1, 1], [1, -1]], [1.0, 2.0], [(), (1,)]).tolist()
+    [3.0, -1.0]
+    """
+    x = np.asarray(masks)
+    y = np.asarray(values, dtype=float)
+    sums = np.zeros(len(subsets))
+    step = max(1, _BLOCK_ELEMENTS // max(len(subsets), 1))
+    for start in range(0, len(y), step):
+        sums += parity_features(x[start : start + step], subsets).T @ y[start : start + step]
+    return sums
+
+
 class FourierPolynomial:
     """A real function on {-1, 1}^n given by its Fourier coefficients.
 

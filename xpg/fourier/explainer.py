@@ -22,19 +22,25 @@ from __future__ import annotations
 
 import abc
 import inspect
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from xpg.core.validation import validate_params
 from xpg.errors import ExplainerNotFittedError, InvalidExplainerError
 from xpg.fourier.game import RemovalGame
 
 
 class RemovalExplainer(abc.ABC):
-    """Base class: subclasses implement ``fit(game)`` and set ``interpretation_``."""
+    """Base class: subclasses implement ``fit(game)`` and set ``interpretation_``.
+
+    ``_parameter_constraints`` gives the accepted forms of constructor parameters (scikit-learn
+    style, :mod:`xpg.core.validation`); ``fit`` checks them with :meth:`_validated`.
+    """
 
     interpretation_: Any
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
 
     @abc.abstractmethod
     def fit(self, game: RemovalGame) -> RemovalExplainer:
@@ -47,6 +53,19 @@ class RemovalExplainer(abc.ABC):
                 f"{type(self).__name__} is not fitted yet: call fit(game) first"
             )
         return np.asarray(self.interpretation_(masks), dtype=float)
+
+    def _validated(self, game: object) -> tuple[RemovalGame, dict[str, Any]]:
+        """The game and the constructor parameters, checked before any query (else
+        :class:`InvalidExplainerError` naming the explainer and the parameter)."""
+        who = type(self).__name__
+        checked = check_game(game, who)
+        params = validate_params(
+            self.get_params(),
+            self._parameter_constraints,
+            error=InvalidExplainerError,
+            where=f"{who}: ",
+        )
+        return checked, params
 
     def _query(self, game: RemovalGame, masks: np.ndarray) -> np.ndarray:
         """The game's values on ``masks``, counted in ``n_queries_``."""
@@ -72,25 +91,3 @@ def check_game(game: object, who: str) -> RemovalGame:
             f"{who}.fit: expected a RemovalGame (see xpg.fourier.game), found {type(game).__name__}"
         )
     return game
-
-
-def check_int(value: object, name: str, low: int, who: str) -> int:
-    """An integer parameter ``>= low``, else :class:`InvalidExplainerError`."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidExplainerError(
-            f"{who}: expected {name} to be an integer >= {low}, found {value!r}"
-        )
-    return int(value)
-
-
-def check_float(value: object, name: str, low: float, who: str) -> float:
-    """A finite float parameter ``>= low``, else :class:`InvalidExplainerError`."""
-    try:
-        out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        out = float("nan")
-    if not np.isfinite(out) or out < low:
-        raise InvalidExplainerError(
-            f"{who}: expected {name} to be a number >= {low}, found {value!r}"
-        )
-    return out

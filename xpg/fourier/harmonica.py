@@ -54,35 +54,59 @@ from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
-from xpg.errors import InvalidExplainerError, InvalidPolynomialError
+from xpg.core.validation import Interval, Options
+from xpg.errors import InvalidExplainerError, InvalidParameterError, InvalidPolynomialError
 from xpg.fourier.basis import (
     FourierPolynomial,
     Subset,
     check_masks,
     count_subsets_up_to_degree,
     parity_features,
+    parity_sums,
     subsets_up_to_degree,
 )
-from xpg.fourier.explainer import RemovalExplainer, check_float, check_game, check_int
+from xpg.fourier.explainer import RemovalExplainer
 from xpg.fourier.game import RemovalGame
 from xpg.fourier.masks import ball_masks, uniform_masks
-
-#: Upper bound on ``rows * columns`` of one block of parity features (Low-degree's sums).
-_BLOCK_ROWS_ELEMENTS = 4_000_000
 
 #: Largest number of parity features a fit builds (the design matrix is rows x features floats).
 MAX_PARITY_FEATURES = 50_000
 
+#: What every sampling explainer's ``degree`` and ``n_samples`` accept.
+_DEGREE_AND_SAMPLES: dict[str, list[object]] = {
+    "degree": [Interval(int, 0, None)],
+    "n_samples": [Interval(int, 1, None)],
+}
 
-def _basis_for(n_players: int, degree: int, who: str) -> list[Subset]:
+
+def parity_basis(
+    n_players: int,
+    degree: int,
+    *,
+    include_empty: bool = False,
+    error: type[InvalidParameterError] = InvalidExplainerError,
+    where: str = "",
+) -> list[Subset]:
+    """:func:`~xpg.fourier.basis.subsets_up_to_degree`, refused with ``error`` (its message
+    starting with ``where``) when it holds more than :data:`MAX_PARITY_FEATURES` subsets.
+
+    Examples
+    --------
+    >>> parity_basis(3, 1)
+    [(0,), (1,), (2,)]
+    >>> parity_basis(600, 3, where="Harmonica: ")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.InvalidExplainerError: Harmonica: degree 3 on 600 players gives 36000500 parity ...
+    """
     # counted before anything is built: the list itself is what would not fit
-    count = count_subsets_up_to_degree(n_players, degree) - 1
+    count = count_subsets_up_to_degree(n_players, degree) - (0 if include_empty else 1)
     if count > MAX_PARITY_FEATURES:
-        raise InvalidExplainerError(
-            f"{who}: degree {degree} on {n_players} players gives {count} parity "
+        raise error(
+            f"{where}degree {degree} on {n_players} players gives {count} parity "
             f"features, expected at most {MAX_PARITY_FEATURES}; lower the degree or group players"
         )
-    return subsets_up_to_degree(n_players, degree, include_empty=False)
+    return subsets_up_to_degree(n_players, degree, include_empty=include_empty)
 
 
 def sparse_parity_regression(
@@ -153,6 +177,8 @@ class Harmonica(RemovalExplainer):
     n_queries_ : int
     """
 
+    _parameter_constraints = {**_DEGREE_AND_SAMPLES, "alpha": [Interval(float, 0, None)]}
+
     def __init__(
         self,
         degree: int = 2,
@@ -176,17 +202,12 @@ class Harmonica(RemovalExplainer):
 
     def fit(self, game: RemovalGame) -> Harmonica:
         """Sample masks, query the game, and fit the sparse polynomial."""
-        who = type(self).__name__
-        game = check_game(game, who)
-        degree = check_int(self.degree, "degree", 0, who)
-        check_int(self.n_samples, "n_samples", 1, who)
-        alpha = check_float(self.alpha, "alpha", 0.0, who)
-        subsets = _basis_for(game.n_players, degree, who)
-        rng = np.random.default_rng(self.random_state)
-        masks = self._sample(game, rng)
+        game, params = self._validated(game)
+        subsets = parity_basis(game.n_players, params["degree"], where=f"{type(self).__name__}: ")
+        masks = self._sample(game, np.random.default_rng(self.random_state))
         values = self._query(game, masks)
         intercept, coef = sparse_parity_regression(
-            masks, values, subsets, alpha, self.refit, self.max_iter, self.tol
+            masks, values, subsets, params["alpha"], self.refit, self.max_iter, self.tol
         )
         self.interpretation_ = _polynomial(game, intercept, subsets, coef)
         return self
@@ -203,6 +224,11 @@ class HarmonicaLocal(Harmonica):
         Largest number of removed players in a sampled mask.
     """
 
+    _parameter_constraints = {
+        **Harmonica._parameter_constraints,
+        "radius": [Interval(int, 0, None)],
+    }
+
     def __init__(
         self,
         degree: int = 2,
@@ -218,8 +244,7 @@ class HarmonicaLocal(Harmonica):
         self.radius = radius
 
     def _sample(self, game: RemovalGame, rng: np.random.Generator) -> np.ndarray:
-        radius = check_int(self.radius, "radius", 0, type(self).__name__)
-        return ball_masks(game.n_players, radius, self.n_samples, rng)
+        return ball_masks(game.n_players, int(self.radius), self.n_samples, rng)
 
 
 class LowDegree(RemovalExplainer):
@@ -227,18 +252,16 @@ class LowDegree(RemovalExplainer):
 
     Parameters
     ----------
-    degree : int
-        Largest interaction order.
-    n_samples : int
-        Number of uniform masks (= game queries).
-    random_state : int or None
-        Seed of the mask sampler.
+    degree, n_samples, random_state
+        As for :class:`Harmonica`.
 
     Attributes
     ----------
     interpretation_ : FourierPolynomial
     n_queries_ : int
     """
+
+    _parameter_constraints = dict(_DEGREE_AND_SAMPLES)
 
     def __init__(
         self, degree: int = 2, n_samples: int = 2000, random_state: int | None = None
@@ -249,19 +272,12 @@ class LowDegree(RemovalExplainer):
 
     def fit(self, game: RemovalGame) -> LowDegree:
         """Estimate every coefficient of degree at most ``degree`` by a sample mean."""
-        who = type(self).__name__
-        game = check_game(game, who)
-        degree = check_int(self.degree, "degree", 0, who)
-        n_samples = check_int(self.n_samples, "n_samples", 1, who)
-        subsets = [()] + _basis_for(game.n_players, degree, who)
+        game, params = self._validated(game)
+        n_samples = params["n_samples"]
+        where = f"{type(self).__name__}: "
+        subsets = [()] + parity_basis(game.n_players, params["degree"], where=where)
         masks = uniform_masks(game.n_players, n_samples, np.random.default_rng(self.random_state))
-        values = self._query(game, masks)
-        coef = np.zeros(len(subsets))
-        step = max(1, _BLOCK_ROWS_ELEMENTS // len(subsets))
-        for start in range(0, n_samples, step):
-            block = parity_features(masks[start : start + step], subsets)
-            coef += block.T @ values[start : start + step]
-        coef /= n_samples
+        coef = parity_sums(masks, self._query(game, masks), subsets) / n_samples
         self.interpretation_ = FourierPolynomial(
             game.n_players, dict(zip(subsets, coef, strict=True)), game.feature_names
         )
@@ -422,6 +438,14 @@ class HarmonicaAnchor(RemovalExplainer):
     n_queries_ : int
     """
 
+    _parameter_constraints = {
+        **Harmonica._parameter_constraints,
+        "n_anchors": [Interval(int, 1, None)],
+        "local_radius": [Interval(int, 0, None), None],
+        "local_queries": [Options(["within", "extra"])],
+        "penalty": [Interval(float, 0, None)],
+    }
+
     def __init__(
         self,
         degree: int = 2,
@@ -450,25 +474,16 @@ class HarmonicaAnchor(RemovalExplainer):
 
     def fit(self, game: RemovalGame) -> HarmonicaAnchor:
         """Choose anchors, sample, split the samples by nearest anchor and fit."""
-        who = type(self).__name__
-        game = check_game(game, who)
-        degree = check_int(self.degree, "degree", 0, who)
-        n_anchors = check_int(self.n_anchors, "n_anchors", 1, who)
-        n_samples = check_int(self.n_samples, "n_samples", 1, who)
-        alpha = check_float(self.alpha, "alpha", 0.0, who)
-        penalty = check_float(self.penalty, "penalty", 0.0, who)
-        if self.local_queries not in ("within", "extra"):
-            raise InvalidExplainerError(
-                f"{who}: expected local_queries 'within' or 'extra', found {self.local_queries!r}"
-            )
+        game, params = self._validated(game)
+        n_anchors, n_samples = params["n_anchors"], params["n_samples"]
+        alpha, penalty, radius = params["alpha"], params["penalty"], params["local_radius"]
         n = game.n_players
-        subsets = _basis_for(n, degree, who)
+        subsets = parity_basis(n, params["degree"], where=f"{type(self).__name__}: ")
         rng = np.random.default_rng(self.random_state)
         anchors = _distinct_anchors(n, n_anchors, rng)
-        if self.local_radius is None:
+        if radius is None:
             masks = uniform_masks(n, n_samples, rng)
         else:
-            radius = check_int(self.local_radius, "local_radius", 0, who)
             n_local = n_samples // n_anchors
             n_uniform = n_samples if self.local_queries == "extra" else n_samples - n_local
             masks = np.vstack(

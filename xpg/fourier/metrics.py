@@ -46,16 +46,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from xpg.core.validation import Interval, Options, check_param
 from xpg.errors import InvalidMetricError
-from xpg.fourier.basis import (
-    FourierPolynomial,
-    check_masks,
-    count_subsets_up_to_degree,
-    parity_features,
-    subsets_up_to_degree,
-)
+from xpg.fourier.basis import FourierPolynomial, Subset, check_masks, parity_sums
 from xpg.fourier.game import RemovalGame
-from xpg.fourier.harmonica import MAX_PARITY_FEATURES, AnchoredInterpretation
+from xpg.fourier.harmonica import AnchoredInterpretation, parity_basis
 from xpg.fourier.masks import neighbourhood_masks, uniform_masks
 
 Interpretation = Callable[[np.ndarray], ArrayLike]
@@ -140,8 +135,7 @@ def interpretation_error(
     cube) is enumerated when it has at most ``n_samples`` masks, which makes the result exact;
     otherwise ``n_samples`` masks are drawn uniformly from it.
     """
-    if radius is not None and (int(radius) != radius or radius < 0):
-        raise InvalidMetricError(f"expected radius >= 0 or None, found {radius!r}")
+    check_param("radius", radius, Interval(int, 0, None), None, error=InvalidMetricError)
     rng = np.random.default_rng(random_state)
     masks, exact = neighbourhood_masks(game.n_players, radius, n_samples, rng)
     return errors_on_masks(interpretation, masks, game(masks), tolerance, radius, exact)
@@ -162,7 +156,7 @@ def truthful_gap(
     :func:`~xpg.fourier.tree_spectrum.tree_game_spectrum`) or estimated
     (:class:`~xpg.fourier.harmonica.LowDegree`).
     """
-    _check_degree(degree, "truthful_gap")
+    degree = _check_degree(degree, "truthful_gap: ")
     g = _spectrum_of(interpretation, "truthful_gap interpretation")
     f = _spectrum_of(reference, "truthful_gap reference")
     if f.n_players != g.n_players:
@@ -175,9 +169,9 @@ def truthful_gap(
 
 
 def _check_degree(degree: object, who: str) -> int:
-    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
-        raise InvalidMetricError(f"{who}: expected degree to be an integer >= 0, found {degree!r}")
-    return int(degree)
+    return check_param(
+        "degree", degree, Interval(int, 0, None), error=InvalidMetricError, where=who
+    )
 
 
 def estimate_truthful_gap(
@@ -202,25 +196,20 @@ def estimate_truthful_gap(
     >>> abs(est - 0.125**2) < 2e-3
     True
     """
-    degree = _check_degree(degree, "estimate_truthful_gap")
+    who = "estimate_truthful_gap: "
+    degree = _check_degree(degree, who)
     g = _spectrum_of(interpretation, "estimate_truthful_gap interpretation")
     if not isinstance(game, RemovalGame) or game.n_players != g.n_players:
         raise InvalidMetricError(
             f"estimate_truthful_gap: expected a RemovalGame on {g.n_players} players, "
             f"found {game!r}"
         )
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
-        raise InvalidMetricError(
-            f"estimate_truthful_gap: expected n_samples to be an integer >= 2, found {n_samples!r}"
-        )
-    n_subsets = count_subsets_up_to_degree(g.n_players, degree)
-    if n_subsets > MAX_PARITY_FEATURES:
-        raise InvalidMetricError(
-            f"estimate_truthful_gap: degree {degree} on {g.n_players} players gives {n_subsets} "
-            f"parity functions, expected at most {MAX_PARITY_FEATURES}"
-        )
-    masks = uniform_masks(g.n_players, int(n_samples), np.random.default_rng(random_state))
-    return truthful_gap_on_masks(g, masks, game(masks), degree)
+    n_samples = check_param(
+        "n_samples", n_samples, Interval(int, 2, None), error=InvalidMetricError, where=who
+    )
+    subsets = _gap_basis(g.n_players, degree, who)
+    masks = uniform_masks(g.n_players, n_samples, np.random.default_rng(random_state))
+    return _gap_estimate(g, masks.astype(float), game(masks), subsets)
 
 
 def truthful_gap_on_masks(
@@ -230,7 +219,8 @@ def truthful_gap_on_masks(
 
     Use this to score many interpretations on one shared set of game evaluations.
     """
-    degree = _check_degree(degree, "truthful_gap_on_masks")
+    who = "truthful_gap_on_masks: "
+    degree = _check_degree(degree, who)
     g = _spectrum_of(interpretation, "truthful_gap_on_masks interpretation")
     x = check_masks(masks, g.n_players, where="truthful_gap_on_masks masks")
     y = np.asarray(values, dtype=float).reshape(-1)
@@ -239,21 +229,20 @@ def truthful_gap_on_masks(
             f"truthful_gap_on_masks: expected one game value per mask and at least 2 masks, "
             f"found {y.size} values for {x.shape[0]} masks"
         )
-    n_subsets = count_subsets_up_to_degree(g.n_players, degree)
-    if n_subsets > MAX_PARITY_FEATURES:
-        raise InvalidMetricError(
-            f"truthful_gap_on_masks: degree {degree} on {g.n_players} players gives {n_subsets} "
-            f"parity functions, expected at most {MAX_PARITY_FEATURES}"
-        )
-    masks = x
-    h = y - g(x)
-    subsets = subsets_up_to_degree(g.n_players, degree)
-    sums = np.zeros(len(subsets))
-    step = max(1, 4_000_000 // len(subsets))
-    for start in range(0, len(h), step):
-        sums += parity_features(masks[start : start + step], subsets).T @ h[start : start + step]
+    return _gap_estimate(g, x, y, _gap_basis(g.n_players, degree, who))
+
+
+def _gap_basis(n_players: int, degree: int, who: str) -> list[Subset]:
+    return parity_basis(n_players, degree, include_empty=True, error=InvalidMetricError, where=who)
+
+
+def _gap_estimate(
+    g: FourierPolynomial, masks: np.ndarray, values: np.ndarray, subsets: list[Subset]
+) -> float:
+    """The unbiased estimate of :func:`estimate_truthful_gap` from checked masks and values."""
+    h = values - g(masks)
     m = float(len(h))
-    d = sums / m
+    d = parity_sums(masks, h, subsets) / m
     return float(np.sum((m * d * d - np.mean(h * h)) / (m - 1)))
 
 
@@ -265,8 +254,14 @@ def spectrum_distance(p: FourierPolynomial, q: FourierPolynomial, order: float =
     """
     p = _spectrum_of(p, "spectrum_distance")
     q = _spectrum_of(q, "spectrum_distance")
-    if order < 0:
-        raise InvalidMetricError(f"spectrum_distance: expected order >= 0, found {order!r}")
+    check_param(
+        "order",
+        order,
+        Interval(float, 0, None),
+        Options([math.inf]),
+        error=InvalidMetricError,
+        where="spectrum_distance: ",
+    )
     diffs = np.abs(np.fromiter((p - q).coefficients.values(), dtype=float))
     if order == 0:
         return float(np.count_nonzero(diffs))

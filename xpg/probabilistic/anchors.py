@@ -48,9 +48,9 @@ from typing import Any
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Interval, check_param
 from xpg.errors import MissingExtraError
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
-from xpg.probabilistic.checks import check_count, check_optional_count, check_rate
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
@@ -162,13 +162,14 @@ def find_anchor(
     start = time.perf_counter()
     bb = as_black_box(model)
     for name, value in (("threshold", threshold), ("delta", delta), ("tau", tau)):
-        check_rate(name, value, high_open=False)
-    beam_size = check_count("beam_size", beam_size)
-    batch_size = check_count("batch_size", batch_size)
-    coverage_samples = check_count("coverage_samples", coverage_samples)
-    n_check = check_count("n_check", n_check)
+        check_param(name, value, Interval(float, 0, 1, closed="right"))
+    count = Interval(int, 1, None)
+    beam_size = check_param("beam_size", beam_size, count)
+    batch_size = check_param("batch_size", batch_size, count)
+    coverage_samples = check_param("coverage_samples", coverage_samples, count)
+    n_check = check_param("n_check", n_check, count)
     # anchor-exp fails inside its search on 0 or a negative size (argmax of an empty list)
-    max_anchor_size = check_optional_count("max_anchor_size", max_anchor_size)
+    max_anchor_size = check_param("max_anchor_size", max_anchor_size, count, None)
     rng = make_rng(seed)
     base = anchor_base()
     run = ExplainerRun.begin(bb, instance, distribution)

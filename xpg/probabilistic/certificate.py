@@ -82,9 +82,9 @@ from typing import Any
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Interval, check_param
 from xpg.errors import InvalidParameterError
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
-from xpg.probabilistic.checks import check_count, check_optional_count, check_rate
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
@@ -103,6 +103,10 @@ SCORE_ACCURACY = 0.05
 ERROR = 0.05
 #: Default confidence 1 - delta of the estimates.
 CONFIDENCE = 0.95
+
+#: What counts (features, depths, sample sizes) and rates (eps, delta, eta, p) accept.
+_COUNT = Interval(int, 1, None)
+_RATE = Interval(float, 0, 1, closed="neither")
 
 
 def score_sample_size(n_free: int, score_accuracy: float, confidence: float) -> int:
@@ -142,10 +146,8 @@ def error_upper_bound(failures: int, n: int, confidence: float) -> float:
     >>> error_upper_bound(738, 738, 0.95)
     1.0
     """
-    if not 0 <= failures <= n or n < 1:
-        raise InvalidParameterError(
-            f"expected 0 <= failures <= n and n >= 1, found failures={failures}, n={n}"
-        )
+    check_param("n", n, _COUNT)
+    check_param("failures", failures, Interval(int, 0, n))
     if failures == n:
         return 1.0
     # the one-sided bound at level c is the two-sided Clopper-Pearson bound at level 2c - 1
@@ -169,10 +171,10 @@ def theorem3_sample_size(
     >>> theorem3_sample_size(20, 10, 0.05, 0.95)
     28760
     """
-    d = check_count("n_features", n_features)
-    k = check_count("max_depth", max_depth)
-    eta = check_rate("score_accuracy", score_accuracy)
-    delta = 1.0 - check_rate("confidence", confidence)
+    d = check_param("n_features", n_features, _COUNT)
+    k = check_param("max_depth", max_depth, _COUNT)
+    eta = check_param("score_accuracy", score_accuracy, _RATE)
+    delta = 1.0 - check_param("confidence", confidence, _RATE)
     return math.ceil(8.0 * math.log(2.0 * d * k / delta) / eta**2)
 
 
@@ -249,9 +251,9 @@ def theorem1_parameters(
     >>> theorem1_parameters(0.05, 0.95, 10**6, certificate_complexity=2).tree_depth > 1e26
     True
     """
-    eps = check_rate("error", error)
-    delta = 1.0 - check_rate("confidence", confidence)
-    d = check_count("n_features", n_features)
+    eps = check_param("error", error, _RATE)
+    delta = 1.0 - check_param("confidence", confidence, _RATE)
+    d = check_param("n_features", n_features, _COUNT)
     closeness = eps * delta / 2.0
     if (tree_depth is None) == (certificate_complexity is None):
         raise InvalidParameterError(
@@ -259,14 +261,10 @@ def theorem1_parameters(
             f"tree_depth={tree_depth!r}, certificate_complexity={certificate_complexity!r}"
         )
     if tree_depth is not None:
-        depth = float(check_count("tree_depth", tree_depth))
+        depth = float(check_param("tree_depth", tree_depth, _COUNT))
     else:
-        c = certificate_complexity
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 1:
-            raise InvalidParameterError(
-                f"certificate_complexity: expected a number >= 1, found {c!r}"
-            )
-        depth = float(c) ** 2 / closeness**9
+        c = check_param("certificate_complexity", certificate_complexity, Interval(float, 1, None))
+        depth = c**2 / closeness**9
     raw_k = (depth / closeness) ** 3
     complete = raw_k >= d
     k = d if complete else max(1, math.ceil(raw_k))
@@ -384,10 +382,10 @@ def find_certificate(
         ("error", error),
         ("confidence", confidence),
     ):
-        check_rate(name, value)
-    check_optional_count("n_score_samples", n_score_samples)
-    check_optional_count("n_check", n_check)
-    check_count("max_depth", max_depth, minimum=0)
+        check_param(name, value, _RATE)
+    check_param("n_score_samples", n_score_samples, _COUNT, None)
+    check_param("n_check", n_check, _COUNT, None)
+    check_param("max_depth", max_depth, Interval(int, 0, None))
     run = ExplainerRun.begin(bb, instance, distribution)
     counter, dist, row, prediction = run.counter, run.distribution, run.row, run.prediction
     rng = make_rng(seed)

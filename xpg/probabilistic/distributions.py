@@ -47,12 +47,14 @@ import portion as P
 
 from xpg.core.features import Feature, ValueSet
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Interval, check_param
 from xpg.errors import (
     InvalidDataError,
     InvalidFeatureError,
     InvalidInstanceError,
     InvalidParameterError,
     UnboundedDomainError,
+    XpgError,
 )
 
 Seed = int | np.random.Generator | None
@@ -64,15 +66,38 @@ def make_rng(seed: Seed) -> np.random.Generator:
     Raises :class:`~xpg.errors.InvalidParameterError` for anything else (a negative int, a
     float, a string).
     """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is not None and (
-        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
-    ):
-        raise InvalidParameterError(
-            f"seed: expected a non-negative integer, a numpy Generator or None, found {seed!r}"
+    checked = check_param("seed", seed, np.random.Generator, Interval(int, 0, None), None)
+    return checked if isinstance(checked, np.random.Generator) else np.random.default_rng(checked)
+
+
+def feature_tuple(
+    features: Sequence[Feature],
+    *,
+    not_a_feature: type[XpgError] = InvalidFeatureError,
+    repeated_name: type[XpgError] = InvalidDataError,
+) -> tuple[Feature, ...]:
+    """``features`` as a tuple when every one is a :class:`~xpg.core.features.Feature` and
+    their names are distinct, else ``not_a_feature`` or ``repeated_name`` saying what was found.
+
+    Examples
+    --------
+    >>> [f.name for f in feature_tuple([Feature.boolean("a"), Feature.boolean("b")])]
+    ['a', 'b']
+    >>> feature_tuple([Feature.boolean("a"), Feature.boolean("a")])
+    Traceback (most recent call last):
+    ...
+    xpg.errors.InvalidDataError: feature names must be distinct, found ['a', 'a']
+    """
+    out = tuple(features)
+    if not all(isinstance(f, Feature) for f in out):
+        raise not_a_feature(
+            "expected features as xpg.core.features.Feature objects, found "
+            f"{sorted({type(f).__name__ for f in out})}"
         )
-    return np.random.default_rng(seed)
+    names = [f.name for f in out]
+    if len(set(names)) != len(names):
+        raise repeated_name(f"feature names must be distinct, found {names!r}")
+    return out
 
 
 def matrix_dtype(features: Sequence[Feature]) -> np.dtype:
@@ -195,15 +220,7 @@ class SamplingDistribution(ABC):
     is_product: bool = True
 
     def __init__(self, features: Sequence[Feature]) -> None:
-        self.features: tuple[Feature, ...] = tuple(features)
-        if not all(isinstance(f, Feature) for f in self.features):
-            raise InvalidFeatureError(
-                "expected features as xpg.core.features.Feature objects, found "
-                f"{sorted({type(f).__name__ for f in self.features})}"
-            )
-        names = [f.name for f in self.features]
-        if len(set(names)) != len(names):
-            raise InvalidDataError(f"feature names must be distinct, found {names!r}")
+        self.features = feature_tuple(features)
         self.dtype = matrix_dtype(self.features)
 
     @property

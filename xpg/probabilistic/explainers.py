@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Options, check_param
 from xpg.errors import InvalidParameterError
 from xpg.probabilistic.anchors import find_anchor
 from xpg.probabilistic.blackbox import BlackBox
@@ -69,10 +70,7 @@ def explain_probabilistically(
     (:func:`~.anchors.find_anchor`) and ``"probabilistic-axp"``
     (:func:`~.probabilistic_axp.find_probabilistic_axp`, which ignores ``seed``: it is exact).
     """
-    if method not in EXPLAINERS:
-        raise InvalidParameterError(
-            f"method: expected one of {', '.join(EXPLAINER_NAMES)}, found {method!r}"
-        )
+    check_param("method", method, Options(EXPLAINER_NAMES))
     accepted = explainer_options(method)
     unknown = sorted(set(options) - set(accepted))
     if unknown:

@@ -60,6 +60,7 @@ Ignatiev, Morgado, Marques-Silva. RC2: an efficient MaxSAT solver. JSAT 2019.
 from __future__ import annotations
 
 import importlib.util
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -69,9 +70,9 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Interval, Options, check_param
 from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.probabilistic.blackbox import BlackBox
-from xpg.probabilistic.checks import check_count
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     Seed,
@@ -344,30 +345,13 @@ def solve_rule(
     """
     start = time.perf_counter()
     a, s = _check_samples(agree, same)
-    if encoding not in ENCODINGS:
-        raise InvalidParameterError(
-            f"encoding: expected one of {', '.join(ENCODINGS)}, found {encoding!r}"
-        )
-    if solver not in RULE_SOLVERS:
-        raise InvalidParameterError(
-            f"solver: expected one of {', '.join(RULE_SOLVERS)}, found {solver!r}"
-        )
-    k = check_count("k", k, minimum=0)
-    workers = check_count("workers", workers)
-    if (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, (int, float, np.number))
-        or not time_limit > 0
-    ):
-        raise InvalidParameterError(f"time_limit: expected a positive number, found {time_limit!r}")
-    if deterministic_time is not None and (
-        isinstance(deterministic_time, bool)
-        or not isinstance(deterministic_time, (int, float, np.number))
-        or not deterministic_time > 0
-    ):
-        raise InvalidParameterError(
-            f"deterministic_time: expected a positive number, found {deterministic_time!r}"
-        )
+    check_param("encoding", encoding, Options(ENCODINGS))
+    check_param("solver", solver, Options(RULE_SOLVERS))
+    k = check_param("k", k, Interval(int, 0, None))
+    workers = check_param("workers", workers, Interval(int, 1, None))
+    duration = Interval(float, 0, None, closed="neither"), Options([math.inf])
+    check_param("time_limit", time_limit, *duration)
+    check_param("deterministic_time", deterministic_time, *duration, None)
     if solver == "auto":
         solver = "cpsat" if cpsat_available() else "rc2"
     if solver == "cpsat" and not cpsat_available():
@@ -454,9 +438,9 @@ def find_optimal_rule(
     """
     start = time.perf_counter()
     bb = as_black_box(model)
-    check_count("n_samples", n_samples)
-    check_count("k", k, minimum=0)
-    check_count("n_check", n_check)
+    check_param("n_samples", n_samples, Interval(int, 1, None))
+    check_param("k", k, Interval(int, 0, None))
+    check_param("n_check", n_check, Interval(int, 1, None))
     run = ExplainerRun.begin(bb, instance, distribution)
     rng = make_rng(seed)
     Z = run.distribution.sample(n_samples, rng)

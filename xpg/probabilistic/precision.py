@@ -39,7 +39,7 @@ the case of the binomial. Biometrika 1934.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -48,6 +48,7 @@ from scipy.stats import beta
 
 from xpg.core.features import Feature, ValueSet
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Interval, Options, check_param
 from xpg.errors import (
     ExactPrecisionUnavailableError,
     InvalidFeatureSetError,
@@ -55,7 +56,6 @@ from xpg.errors import (
     InvalidParameterError,
 )
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
-from xpg.probabilistic.checks import check_count, check_rate
 from xpg.probabilistic.distributions import (
     EmpiricalDistribution,
     SamplingDistribution,
@@ -112,16 +112,8 @@ class PrecisionEstimate:
         return self.method != "sampled"
 
     def to_json(self) -> dict[str, Any]:
-        """The estimate as a JSON-ready dict."""
-        return {
-            "error": self.error,
-            "method": self.method,
-            "low": self.low,
-            "high": self.high,
-            "confidence": self.confidence,
-            "n_samples": self.n_samples,
-            "n_queries": self.n_queries,
-        }
+        """The estimate as a JSON-ready dict (one entry per field)."""
+        return asdict(self)
 
 
 def subset_mask(features: Sequence[Feature], subset: FeatureSet) -> np.ndarray:
@@ -475,13 +467,10 @@ def precision_error(
         When ``"exact"`` or ``"enumerate"`` cannot be honoured (the message says why).
     """
     bb = model if isinstance(model, BlackBox) else BlackBox(model)
-    if method not in PRECISION_METHODS:
-        raise InvalidParameterError(
-            f"method: expected one of {', '.join(PRECISION_METHODS)}, found {method!r}"
-        )
-    check_rate("confidence", confidence)
-    check_count("n_samples", n_samples)
-    check_count("max_enumeration", max_enumeration)
+    check_param("method", method, Options(PRECISION_METHODS))
+    check_param("confidence", confidence, Interval(float, 0, 1, closed="neither"))
+    check_param("n_samples", n_samples, Interval(int, 1, None))
+    check_param("max_enumeration", max_enumeration, Interval(int, 1, None))
     dist = default_distribution(bb.features, distribution)
     mask = subset_mask(bb.features, subset)
     if method in ("auto", "exact"):

@@ -43,9 +43,9 @@ from typing import Any
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
+from xpg.core.validation import Interval, check_param
 from xpg.errors import ExactPrecisionUnavailableError
 from xpg.probabilistic.blackbox import BlackBox
-from xpg.probabilistic.checks import check_count, check_rate
 from xpg.probabilistic.distributions import (
     SamplingDistribution,
     default_distribution,
@@ -55,6 +55,9 @@ from xpg.probabilistic.result import ProbabilisticExplanation, as_black_box
 
 #: Largest locally minimal set whose subsets are all searched.
 MAX_EXHAUSTIVE = 18
+
+#: What ``delta`` accepts: 0 (an AXp) up to, not including, 1.
+_DELTA = Interval(float, 0, 1, closed="left")
 
 
 def _subset_masks(members: Sequence[int], d: int) -> np.ndarray:
@@ -118,8 +121,8 @@ def find_probabilistic_axp(
         "a probabilistic AXp needs exact precision: expected a BlackBox with a compiled "
         "graph (BlackBox.from_sklearn_tree, BlackBox.from_graph) or a DecisionGraph",
     )
-    check_rate("delta", delta, low_open=False)
-    max_exhaustive = check_count("max_exhaustive", max_exhaustive, minimum=0)
+    check_param("delta", delta, _DELTA)
+    max_exhaustive = check_param("max_exhaustive", max_exhaustive, Interval(int, 0, None))
     dist = default_distribution(bb.features, distribution)
     exact = GraphPrecision(graph, bb.row(instance), dist)
     d = bb.n_features
@@ -186,7 +189,7 @@ def is_weak_probabilistic_axp(
 ) -> bool:
     """True when the exact precision error of ``features`` is at most ``delta``."""
     bb, graph = _compiled(model, "expected a BlackBox with a compiled graph or a DecisionGraph")
-    check_rate("delta", delta, low_open=False)
+    check_param("delta", delta, _DELTA)
     dist = default_distribution(bb.features, distribution)
     exact = GraphPrecision(graph, bb.row(instance), dist)
     return exact.error(list(features)) <= delta

@@ -23,7 +23,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidParameterError
+from xpg.core.validation import Interval, check_param
 from xpg.probabilistic.blackbox import BlackBox, QueryCounter
 from xpg.probabilistic.distributions import SamplingDistribution, Seed, default_distribution
 from xpg.probabilistic.precision import PrecisionEstimate, PrecisionMethod, precision_error
@@ -112,8 +112,7 @@ def evaluate_set(
     """The precision an explainer reports for its set (None when ``evaluate`` is None)."""
     if evaluate is None:
         return None
-    if n_check < 1:
-        raise InvalidParameterError(f"n_check: expected at least 1, found {n_check}")
+    check_param("n_check", n_check, Interval(int, 1, None))
     return precision_error(
         model, instance, mask, distribution, method=evaluate, n_samples=n_check, seed=seed
     )
