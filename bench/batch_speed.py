@@ -60,7 +60,7 @@ import numpy as np
 from bench.data import load_dataset
 from bench.models import train_tree
 from bench.tables import RESULTS_DIR, csv_text, out_dir, write_outputs
-from xpg import ExplanationGraph, enumerate_explanations
+from xpg import Explainer, ExplanationGraph, enumerate_explanations
 from xpg.explain.batch import BatchExplainer
 from xpg.explain.parallel import (
     dask_client,
@@ -193,7 +193,7 @@ class Case:
     def __init__(self, name: str, dg: Any, frame: Any, chunk_rows: int) -> None:
         self.name, self.dg, self.frame = name, dg, frame
         self.chunks = _chunks(frame, chunk_rows)
-        self.explainer = BatchExplainer(dg)
+        self.explainer = BatchExplainer(Explainer(dg, many=True))
         self.expected = _strip(loop_times(dg, frame)[1])
         self.best: dict[str, tuple[float, float | None, int]] = {}
 

@@ -32,7 +32,7 @@ from xpg import (
     write_xpg,
 )
 from xpg.core.xpgraph import LIGHT_EDGES
-from xpg.explain.masks import (
+from xpg.explain.mask_families import (
     minimal_hitting_masks,
     minimal_masks,
     tree_minimal_zero_masks,

@@ -1,7 +1,7 @@
 """Membership that scales with its output (issue 13): the superset filter, the vectorised
 0-path masks of trees, and the budgeted dispatcher.
 
-* :func:`xpg.explain.masks.minimal_masks` equals a brute-force minimal-set filter on
+* :func:`xpg.explain.mask_families.minimal_masks` equals a brute-force minimal-set filter on
   thousands of seeded random families (random, antichains, chains, wide masks), and with a
   budget it returns either that answer or ``None``;
 * the vectorised tree pass equals the depth-first one (also beyond 64 variables);
@@ -20,14 +20,16 @@ from math import comb
 import numpy as np
 import pytest
 
-import xpg.explain.masks
+import xpg.explain.mask_families
 import xpg.explain.membership
 from xpg import ExplanationGraph
-from xpg.explain.masks import minimal_masks, tree_zero_masks
+from xpg.explain.mask_families import minimal_masks, tree_zero_masks
 from xpg.explain.membership import MembershipQueries, is_member, membership_route
 from xpg.explain.relevance import classify_features
 from xpg.explain.tree_xpg import tree_cxp_masks, tree_cxps, tree_singleton_cxps
 from xpg.testing import Oracle, antichain_xpg, random_cases, random_dg_xpgs, random_xpg
+
+pytestmark = pytest.mark.slow
 
 
 def brute_minimal(masks: list[int]) -> list[int]:
@@ -73,7 +75,7 @@ def random_family(rng: random.Random) -> list[int]:
 def test_minimal_masks_against_brute_force(method: str | None, monkeypatch) -> None:
     """Each subset test (forced for every group, or chosen by cost) on 1500 families."""
     if method is not None:
-        monkeypatch.setattr(xpg.explain.masks, "_method", lambda *_: method)
+        monkeypatch.setattr(xpg.explain.mask_families, "_method", lambda *_: method)
     rng = random.Random(str(method))
     for _ in range(1500):
         masks = random_family(rng)
@@ -121,7 +123,7 @@ def test_vectorised_tree_masks_equal_depth_first(monkeypatch: pytest.MonkeyPatch
     trees += [_wide_tree(rng, rng.choice([64, 65, 130, 300]), 40) for _ in range(100)]
     trees += [antichain_xpg(d) for d in range(1, 9)]
     depth_first = [tree_zero_masks(xg) for xg in trees]
-    monkeypatch.setattr(xpg.explain.masks, "_DFS_EDGES", 0)  # numpy on every tree
+    monkeypatch.setattr(xpg.explain.mask_families, "_DFS_EDGES", 0)  # numpy on every tree
     for xg, expected in zip(trees, depth_first, strict=True):
         assert tree_zero_masks(xg) == expected
         assert tree_zero_masks(xg, max_masks=len(expected or ())) == expected
@@ -237,7 +239,7 @@ def test_minimal_masks_by_peeling_against_brute_force(bitwise_count: bool, monke
     """Families past SMALL_FAMILY: the peeled answer, with or without numpy's bit count,
     with the peeling rules forced to stop at once or never, equals brute force."""
     if not bitwise_count:
-        monkeypatch.delattr(xpg.explain.masks.np, "bitwise_count", raising=False)
+        monkeypatch.delattr(xpg.explain.mask_families.np, "bitwise_count", raising=False)
     rng = random.Random(int(bitwise_count))
     for k in range(60):
         masks = large_family(rng)
@@ -245,8 +247,8 @@ def test_minimal_masks_by_peeling_against_brute_force(bitwise_count: bool, monke
         assert minimal_masks(masks) == expected
         with monkeypatch.context() as m:
             passes, gain = [(0, 0), (10**9, 0), (10**9, 10**9)][k % 3]  # stop at once,
-            m.setattr(xpg.explain.masks, "_PEEL_PASSES", passes)  # never, after 8 masks
-            m.setattr(xpg.explain.masks, "_PEEL_GAIN", gain)
+            m.setattr(xpg.explain.mask_families, "_PEEL_PASSES", passes)  # never, after 8 masks
+            m.setattr(xpg.explain.mask_families, "_PEEL_GAIN", gain)
             assert minimal_masks(masks) == expected
         limited = minimal_masks(masks, max_work=rng.choice([0, 10**4, 10**6, 10**9]))
         assert limited is None or limited == expected
@@ -255,11 +257,11 @@ def test_minimal_masks_by_peeling_against_brute_force(bitwise_count: bool, monke
 @pytest.mark.parametrize("bitwise_count", [True, False])
 def test_popcount_matches_python(bitwise_count: bool, monkeypatch) -> None:
     if not bitwise_count:
-        monkeypatch.delattr(xpg.explain.masks.np, "bitwise_count", raising=False)
+        monkeypatch.delattr(xpg.explain.mask_families.np, "bitwise_count", raising=False)
     rng = random.Random(4)
     values = [0, 1, 2**64 - 1, 2**63] + [rng.getrandbits(64) for _ in range(500)]
-    array = xpg.explain.masks.np.array(values, dtype=xpg.explain.masks.np.uint64)
-    counts = xpg.explain.masks._popcount(array).tolist()
+    array = xpg.explain.mask_families.np.array(values, dtype=xpg.explain.mask_families.np.uint64)
+    counts = xpg.explain.mask_families._popcount(array).tolist()
     assert counts == [v.bit_count() for v in values]
 
 

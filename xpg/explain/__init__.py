@@ -21,9 +21,8 @@ from xpg.core import lazy as _lazy
 
 if TYPE_CHECKING:
     from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
-    from xpg.explain.batch import explain_many
     from xpg.explain.describe import axp_conditions, counterexample
-    from xpg.explain.engine import Decision, Explainer, QueryTimeout
+    from xpg.explain.engine import Decision, Explainer, QueryTimeout, explain_many
     from xpg.explain.exact_robustness import Robustness, robustness
     from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
     from xpg.explain.membership import (
@@ -44,7 +43,7 @@ _LAZY = {
     "find_cxp": "xpg.explain.axp_cxp",
     "is_weak_axp": "xpg.explain.axp_cxp",
     "is_weak_cxp": "xpg.explain.axp_cxp",
-    "explain_many": "xpg.explain.batch",
+    "explain_many": "xpg.explain.engine",
     "axp_conditions": "xpg.explain.describe",
     "counterexample": "xpg.explain.describe",
     "Decision": "xpg.explain.engine",

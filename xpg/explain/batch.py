@@ -24,19 +24,13 @@ than enumerating on small trees), and ``"robustness"`` adds
 cannot be explained (a missing feature, a value outside its domain, NaN) gives
 ``{"row": 17, "error": "..."}`` and the rows after it are explained as usual.
 
-A tree ensemble (:class:`~xpg.models.ensemble.Forest`,
-:class:`~xpg.models.ensemble.BoostedTrees`) is compiled into a decision graph when that fits
-the compile budget (``graph_budget``, edges; small ensembles, where it is the fastest way);
-otherwise (100 trees of depth 6, say) each row is explained by its own
-:class:`~xpg.explain.ensemble.EnsembleExplainer` (SAT oracle over the vote), built and closed
-inside :meth:`BatchExplainer.explain_row`, so that what workers receive is the model, never a
-solver.  A decision list (:class:`~xpg.models.decision_list.DecisionList`) whose diagram does
-not fit its compile budget goes the same way, each row with its own
-:class:`~xpg.explain.list_oracle.DecisionListExplainer` (SAT oracle over the list).  The
-records are the same, field by field; ``"robustness"`` is computed by the list's oracle
-(:func:`~xpg.explain.oracle_robustness.oracle_robustness`), and needs the graph and is
-refused up front (:class:`~xpg.errors.InvalidQueryError`) for an ensemble that does not
-compile.
+Each row is one decision of an :class:`~xpg.explain.engine.Explainer` (made for many rows:
+a tree ensemble is compiled when it fits its budget; a model that does not compile, or a kind
+explained by its own oracle, gets one oracle per row, made and closed inside
+:meth:`BatchExplainer.explain_row`, so that what workers receive is the model, never a
+solver).  The records are the same on every route, field by field; ``"robustness"`` is
+refused up front (:class:`~xpg.errors.InvalidQueryError`) where the route cannot search
+distances.
 
 Each row's enumeration has a budget, so that no row runs unbounded: at most
 :data:`DEFAULT_LIMIT` explanations (AXps and CXps together) by default, and on the oracle
@@ -46,9 +40,10 @@ has ``"complete": false``; ``limit=None, timeout=None`` lists every explanation.
 
 Examples
 --------
+>>> from xpg import Explainer
 >>> from xpg.examples import and_graph
 >>> rows = [{"a": 1, "b": 1}, {"a": 0, "b": 1}, {"a": 1, "b": 7}]
->>> for record in explain_many(and_graph(), rows):
+>>> for record in explain_rows(Explainer(and_graph()), rows):
 ...     print({k: v for k, v in record.items() if k != "seconds"})
 {'row': 0, 'prediction': '1', 'axps': [['a', 'b']], 'cxps': [['a'], ['b']], 'complete': True}
 {'row': 1, 'prediction': '0', 'axps': [['a']], 'cxps': [['a']], 'complete': True}
@@ -71,8 +66,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from xpg.core.features import Feature
-from xpg.errors import InvalidInstanceError, InvalidQueryError, XpgError
-from xpg.explain.engine import Decision, Explainer
+from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError, XpgError
 from xpg.explain.marco import _checked_limit, _checked_timeout
 
 #: what a record may hold besides the prediction: the explanation lists, the feature classes,
@@ -219,8 +213,9 @@ class BatchExplainer:
 
     Parameters
     ----------
-    model : DecisionGraph, model of :mod:`xpg.models` or fitted scikit-learn tree
-        Compiled once, here.
+    explainer : Explainer
+        The model's :class:`~xpg.explain.engine.Explainer` (``xpg.Explainer(model,
+        many=True)``): its route policy decides how each row is explained.
     kinds : str or iterable of str
         Some of ``"axp"``, ``"cxp"``, ``"conditions"``, ``"features"``, ``"robustness"`` (see
         :func:`parse_kinds`).
@@ -236,14 +231,6 @@ class BatchExplainer:
     model_id : str, optional
         Added to every record as its last field, ``"model"`` (``xpg explain`` writes the
         model file's fingerprint there, which ``--resume`` checks).
-    graph_budget : int, optional
-        The compile budget of a tree ensemble, in diagram edges (default
-        :data:`~xpg.models.ensemble.GRAPH_BUDGET`), or of a decision list, in diagram nodes
-        (default :data:`~xpg.models.decision_list.GRAPH_BUDGET`); beyond it each row gets an
-        :class:`~xpg.explain.ensemble.EnsembleExplainer` (``route`` is then ``"ensemble"``)
-        or a :class:`~xpg.explain.list_oracle.DecisionListExplainer` (``"list-sat"``);
-        otherwise ``route`` is ``"graph"``.
-
     The object is picklable: parallel routes send it to each worker once.
 
     Raises
@@ -255,8 +242,9 @@ class BatchExplainer:
 
     Examples
     --------
+    >>> from xpg import Explainer
     >>> from xpg.examples import and_graph
-    >>> explainer = BatchExplainer(and_graph(), kinds="cxp", target="y")
+    >>> explainer = BatchExplainer(Explainer(and_graph()), kinds="cxp", target="y")
     >>> record = explainer.explain_row(5, {"a": 1, "b": 0, "y": 0, "unused": "x"})
     >>> record["row"], record["prediction"], record["label"], record["cxps"]
     (5, '0', '0', [['b']])
@@ -264,23 +252,24 @@ class BatchExplainer:
 
     def __init__(
         self,
-        model: Any,
+        explainer: Any,
         *,
         kinds: str | Iterable[str] = ("axp", "cxp"),
         limit: int | None = DEFAULT_LIMIT,
         timeout: float | Literal["auto"] | None = "auto",
         target: str | None = None,
         model_id: str | None = None,
-        graph_budget: int | None = None,
     ) -> None:
         self.kinds = parse_kinds(kinds)
         self.limit = _checked_limit(limit)  # checked here, not once per row in a record
         if timeout != "auto":
             timeout = _checked_timeout(timeout)
-        if isinstance(model, Explainer):
-            self.explainer = model
-        else:
-            self.explainer = Explainer(model, budget=graph_budget, many=True)
+        if not callable(getattr(explainer, "explain", None)):
+            raise InvalidModelError(
+                f"BatchExplainer takes an xpg.Explainer (xpg.Explainer(model, many=True)), "
+                f"found {type(explainer).__name__}"
+            )
+        self.explainer = explainer
         self.features: list[Feature] = self.explainer.features
         #: "graph" (the model compiled), or the route of its oracle
         self.route = self.explainer.route
@@ -330,7 +319,7 @@ class BatchExplainer:
             record.update(self.stamp)
         return record
 
-    def _explained(self, row: int, decision: Decision, label: tuple[bool, Any]) -> Record:
+    def _explained(self, row: int, decision: Any, label: tuple[bool, Any]) -> Record:
         """A record's fields from the prediction, the enumeration and the feature classes of
         one explained decision."""
         record: Record = {"row": row, "prediction": str(decision.prediction)}
@@ -445,60 +434,13 @@ def encode_records(records: Sequence[Record]) -> EncodedChunk:
     return EncodedChunk(text, len(records), *chunk_counts(records))
 
 
-def explain_many(
-    model: Any,
-    rows: Any,
-    *,
-    kinds: str | Iterable[str] = ("axp", "cxp"),
-    limit: int | None = DEFAULT_LIMIT,
-    timeout: float | Literal["auto"] | None = "auto",
-    target: str | None = None,
-    start: int = 0,
-) -> Iterator[Record]:
-    """One record per row, lazily; the model is compiled once (see :class:`BatchExplainer`: a
-    tree ensemble or a decision list too large to compile gets one
-    :class:`~xpg.explain.ensemble.EnsembleExplainer` or
-    :class:`~xpg.explain.list_oracle.DecisionListExplainer` per row).
-
-    Parameters
-    ----------
-    model : DecisionGraph, model of :mod:`xpg.models` or fitted scikit-learn tree
-    rows : pandas DataFrame, or iterable of mappings or of value sequences
-        A ``DataFrame``'s rows are numbered by its index; other rows ``start``, ``start + 1``...
-        Values are converted to each feature's domain (numpy and pandas scalars, text).
-    kinds : str or iterable of str
-        Some of ``"axp"``, ``"cxp"`` (the explanation lists), ``"features"`` (necessary,
-        relevant and irrelevant features) and ``"robustness"`` (the exact l-infinity distance to
-        another class, with a counterexample).
-    limit : int or None
-        The most explanations listed per row (AXps and CXps together): default
-        :data:`DEFAULT_LIMIT` (100); None lists every one.
-    timeout : float, None or "auto"
-        The most seconds per row: ``"auto"`` (the default) is :data:`DEFAULT_ORACLE_TIMEOUT`
-        (10) for a tree ensemble or a decision list too large to compile and no limit for a
-        compiled graph;
-        None: no limit.  A row that reaches its budget has ``"complete": false``.
-    target : str, optional
-        Column copied as ``"label"`` (as text) when the row has it.
-
-    Yields
-    ------
-    dict
-        ``{"row", "prediction", ["label"], "axps", "cxps", "complete", "seconds"}`` or
-        ``{"row", "error"}`` for a row that cannot be explained.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from xpg.examples import and_graph
-    >>> frame = pd.DataFrame({"a": [1, 1], "b": [1.0, float("nan")], "y": ["1", "0"]})
-    >>> records = list(explain_many(and_graph(), frame, kinds="axp", target="y"))
-    >>> records[0]["axps"], records[0]["label"], records[1]["error"]
-    ([['a', 'b']], '1', "feature 'b': missing value (NaN or empty)")
-    """
-    explainer = BatchExplainer(model, kinds=kinds, limit=limit, timeout=timeout, target=target)
+def explain_rows(explainer: Any, rows: Any, *, start: int = 0, **options: Any) -> Iterator[Record]:
+    """One record per row, lazily, for an :class:`~xpg.explain.engine.Explainer` (see
+    :func:`xpg.explain.engine.explain_many`; ``options`` are those of
+    :class:`BatchExplainer`)."""
+    batch = BatchExplainer(explainer, **options)
     if hasattr(rows, "columns") and hasattr(rows, "index"):
-        yield from explainer.explain_frame(rows)
+        yield from batch.explain_frame(rows)
         return
     for row, instance in enumerate(rows, start=start):
-        yield explainer.explain_row(row, instance)
+        yield batch.explain_row(row, instance)

@@ -52,7 +52,9 @@ from xpg.explain.reach import zero_path
 
 if TYPE_CHECKING:
     from xpg.core.features import Literal
-    from xpg.explain.engine import Decision
+
+#: an explained decision (:class:`xpg.explain.engine.Decision`): anything with an ``oracle``
+Decision = Any
 
 
 def _source(xg: ExplanationGraph) -> tuple[DecisionGraph, list[Any]]:
@@ -174,10 +176,9 @@ def _graph_of(target: ExplanationGraph | Decision) -> ExplanationGraph | None:
     oracle)."""
     if isinstance(target, ExplanationGraph):
         return target
-    from xpg.explain.engine import Decision
-
-    if isinstance(target, Decision):
-        found: ExplanationGraph | None = getattr(target.oracle, "explanation_graph", None)
+    oracle = getattr(target, "oracle", None)
+    if oracle is not None:
+        found: ExplanationGraph | None = getattr(oracle, "explanation_graph", None)
         return found
     raise XpgError(
         "expected an ExplanationGraph or an explained decision (xpg.Explainer(model)"

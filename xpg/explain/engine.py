@@ -19,7 +19,7 @@ Examples
 >>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
 >>> with Explainer(tree).explain(X[0]) as decision:
 ...     decision.route, decision.prediction, decision.axp(), decision.cxp()
-('graph', 0, ('x2',), ('x2',))
+('graph', 0, ('x3',), ('x3',))
 
 References
 ----------
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 from xpg.core.validation import Interval, Options, check_param
 from xpg.errors import InvalidQueryError
@@ -449,9 +449,10 @@ class Explainer:
         self.model = as_model(model, features)
         self.groups = None if groups is None else list(groups)
         self.shortcuts = shortcuts
-        self.graph, self._make_oracle = plan_route(self.model, route, budget, self.groups, many)
+        plan = plan_route(self.model, route, budget, self.groups, many)
+        self.graph, self._make_oracle = plan.graph, plan.make_oracle
         #: the route of every decision ("graph", or the oracle's route)
-        self.route = "graph" if self.graph is not None else _oracle_route_name(self._make_oracle)
+        self.route = plan.route
 
     @property
     def features(self) -> list[Any]:
@@ -517,9 +518,9 @@ class Explainer:
         >>> [r["axps"] for r in Explainer(and_graph()).explain_many([[1, 1], [0, 1]])]
         [[['a', 'b']], [['a']]]
         """
-        from xpg.explain.batch import explain_many
+        from xpg.explain.batch import explain_rows
 
-        return explain_many(self, rows, **options)
+        return explain_rows(self, rows, **options)
 
     def __repr__(self) -> str:
         return f"Explainer({type(self.model).__name__}, route={self.route!r})"
@@ -529,6 +530,16 @@ class Explainer:
 _CELL_ROUTES = ("sat-pb", "smt-lra", "list-sat")
 
 OracleFactory = Callable[[Any, Any, "list[Any] | None", bool], Oracle]
+
+
+class Plan(NamedTuple):
+    """How a model's decisions are explained: its compiled ``graph``, or ``make_oracle(model,
+    instance, groups, shortcuts)`` (a module-level function, so that an explainer pickles);
+    and the ``route`` its decisions report."""
+
+    graph: DecisionGraph | None
+    make_oracle: OracleFactory | None
+    route: str
 
 
 def as_model(model: Any, features: Sequence[Any] | None = None) -> Any:
@@ -570,7 +581,7 @@ def plan_route(
     budget: int | None = None,
     groups: Sequence[Any] | None = None,
     many: bool = False,
-) -> tuple[DecisionGraph | None, OracleFactory | None]:
+) -> Plan:
     """The route policy, in one place: the compiled graph of ``model``, or the factory of the
     oracle of each of its decisions.
 
@@ -593,23 +604,25 @@ def plan_route(
                 f"route 'graph': a {type(model).__name__} is explained by its own oracle, "
                 "never compiled"
             )
-        return None, _own_oracle
+        return Plan(None, _own_oracle, "oracle")
     if isinstance(model, TreeEnsemble):
         if route == "auto" and many and groups is None:
             from xpg.errors import GraphTooLargeError
 
             try:
-                return _compiled(model, budget), None
+                return _graph_plan(model, budget)
             except GraphTooLargeError:
-                return None, _ensemble_oracle("pb")
+                return Plan(None, _ensemble_oracle, "sat-pb")
         if route == "graph":
             if groups is not None:
                 raise InvalidQueryError(
                     "the graph route explains the model's own features: feature groups need "
                     "the sat or smt route"
                 )
-            return _compiled(model, budget), None
-        return None, _ensemble_oracle("lra" if route == "smt" else "pb")
+            return _graph_plan(model, budget)
+        if route == "smt":
+            return Plan(None, _ensemble_smt_oracle, "smt-lra")
+        return Plan(None, _ensemble_oracle, "sat-pb")
     if groups is not None:
         raise InvalidQueryError("groups: only a tree ensemble's oracle routes take them")
     if route == "smt" or (route == "sat" and not isinstance(model, DecisionList)):
@@ -618,15 +631,19 @@ def plan_route(
             "'sat' also decision lists); its route is 'graph'"
         )
     if isinstance(model, DecisionList) and route == "sat":
-        return None, _list_oracle
+        return Plan(None, _list_oracle, "list-sat")
     if isinstance(model, DecisionList) and route == "auto":
         from xpg.errors import GraphTooLargeError
 
         try:
-            return _compiled(model, budget), None
+            return _graph_plan(model, budget)
         except GraphTooLargeError:
-            return None, _list_oracle
-    return _compiled(model, budget), None
+            return Plan(None, _list_oracle, "list-sat")
+    return _graph_plan(model, budget)
+
+
+def _graph_plan(model: Any, budget: int | None) -> Plan:
+    return Plan(_compiled(model, budget), None, "graph")
 
 
 def _compiled(model: Any, budget: int | None) -> DecisionGraph:
@@ -648,29 +665,24 @@ def _own_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Orac
     return found
 
 
-def _ensemble_oracle(backend: str) -> OracleFactory:
-    def make(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
-        from xpg.explain.ensemble.oracle import EnsembleOracle
-        from xpg.explain.ensemble.space import CellSpace
+def _ensemble_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
+    from xpg.explain.ensemble.oracle import EnsembleOracle
+    from xpg.explain.ensemble.space import CellSpace
 
-        return EnsembleOracle(CellSpace(model, instance, groups), backend, shortcuts=shortcuts)  # type: ignore[arg-type]
+    return EnsembleOracle(CellSpace(model, instance, groups), "pb", shortcuts=shortcuts)
 
-    make.route = {"pb": "sat-pb", "lra": "smt-lra"}[backend]  # type: ignore[attr-defined]
-    return make
+
+def _ensemble_smt_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
+    from xpg.explain.ensemble.oracle import EnsembleOracle
+    from xpg.explain.ensemble.space import CellSpace
+
+    return EnsembleOracle(CellSpace(model, instance, groups), "lra", shortcuts=shortcuts)
 
 
 def _list_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
     from xpg.explain.list_oracle import DecisionListOracle, ListSpace
 
     return DecisionListOracle(ListSpace(model, instance))
-
-
-_list_oracle.route = "list-sat"  # type: ignore[attr-defined]
-_own_oracle.route = "oracle"  # type: ignore[attr-defined]
-
-
-def _oracle_route_name(factory: Any) -> str:
-    return str(getattr(factory, "route", "oracle"))
 
 
 def _oracle_robustness(oracle: Oracle) -> Callable[..., Robustness]:
@@ -682,4 +694,59 @@ def _oracle_robustness(oracle: Oracle) -> Callable[..., Robustness]:
     return answer
 
 
-__all__ = ["ROUTES", "Decision", "Explainer", "QueryTimeout", "plan_route"]
+def explain_many(
+    model: Any,
+    rows: Any,
+    *,
+    kinds: str | Iterable[str] = ("axp", "cxp"),
+    limit: int | None = 100,
+    timeout: float | str | None = "auto",
+    target: str | None = None,
+    start: int = 0,
+) -> Iterator[dict[str, Any]]:
+    """One record per row, lazily: ``Explainer(model, many=True).explain_many(rows)`` (the
+    model is compiled once when it fits its budget; see
+    :class:`~xpg.explain.batch.BatchExplainer`).
+
+    Parameters
+    ----------
+    model : model, DecisionGraph or fitted scikit-learn estimator
+        As for :class:`Explainer`.
+    rows : pandas DataFrame, numpy array, or iterable of mappings or of value sequences
+        A ``DataFrame``'s rows are numbered by its index; other rows ``start``, ``start + 1``...
+        Values are converted to each feature's domain (numpy and pandas scalars, text).
+    kinds : str or iterable of str
+        Some of ``"axp"``, ``"cxp"`` (the explanation lists), ``"conditions"``, ``"features"``
+        (necessary, relevant and irrelevant features) and ``"robustness"`` (the exact
+        l-infinity distance to another class, with a counterexample).
+    limit : int or None
+        The most explanations listed per row (AXps and CXps together): default 100; None
+        lists every one.
+    timeout : float, None or "auto"
+        The most seconds per row: ``"auto"`` (the default) is 10 on an oracle route and no
+        limit for a compiled graph; None: no limit.  A row that reaches its budget has
+        ``"complete": false``.
+    target : str, optional
+        Column copied as ``"label"`` (as text) when the row has it.
+
+    Yields
+    ------
+    dict
+        ``{"row", "prediction", ["label"], "axps", "cxps", "complete", "seconds"}`` or
+        ``{"row", "error"}`` for a row that cannot be explained.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from xpg.examples import and_graph
+    >>> frame = pd.DataFrame({"a": [1, 1], "b": [1.0, float("nan")], "y": ["1", "0"]})
+    >>> records = list(explain_many(and_graph(), frame, kinds="axp", target="y"))
+    >>> records[0]["axps"], records[0]["label"], records[1]["error"]
+    ([['a', 'b']], '1', "feature 'b': missing value (NaN or empty)")
+    """
+    explainer = Explainer(model, many=True)
+    options = {"kinds": kinds, "limit": limit, "timeout": timeout, "target": target}
+    return explainer.explain_many(rows, start=start, **options)
+
+
+__all__ = ["ROUTES", "Decision", "Explainer", "Plan", "QueryTimeout", "explain_many", "plan_route"]

@@ -7,7 +7,7 @@ cannot change, otherwise a CXp inside its free set.  On graphs small enough,
 every CXp is first read off the graph in one pass (the minimal 0-edge variable
 sets of the paths to 0-terminals, :func:`~xpg.explain.reach.zero_path_masks`); the AXps are
 then their minimal hitting sets (hitting-set duality), computed by bit-mask dualization
-(:func:`~xpg.explain.masks.minimal_hitting_masks`) without any SAT call while that stays
+(:func:`~xpg.explain.mask_families.minimal_hitting_masks`) without any SAT call while that stays
 within a work budget; beyond it the CXps are blocked in the solver, and every SAT model
 yields a new AXp, shrunk with bit operations.  python-sat is imported only when a SAT call
 is needed.  Results stream out; a count or time budget stops the loop cleanly, and
@@ -45,7 +45,7 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
 from xpg.explain.axp_cxp import delete_to_axp, shrink_weak_cxp
 from xpg.explain.graph_oracle import as_oracle
-from xpg.explain.masks import minimal_hitting_masks
+from xpg.explain.mask_families import minimal_hitting_masks
 from xpg.explain.oracle_abc import Oracle, OracleTimeout
 from xpg.solvers.lifecycle import SolverOwner
 
@@ -353,7 +353,7 @@ def _new_solver(name: str) -> Any:
 
 
 #: Work budget of the dualization of the CXps into AXps (units of
-#: :func:`~xpg.explain.masks.minimal_hitting_masks`, tens of nanoseconds each here, so a
+#: :func:`~xpg.explain.mask_families.minimal_hitting_masks`, tens of nanoseconds each here, so a
 #: fraction of a second at most); beyond it the MARCO loop takes over.
 _DUAL_WORK = 2_000_000
 _DUAL_WORK_PER_SECOND = 20_000_000  # measured: 19,683 AXps in 0.1 s

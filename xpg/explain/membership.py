@@ -6,7 +6,7 @@ one place, :func:`membership_route`:
 
 * ``"tree-polynomial"`` when the XpG is a tree and its CXps are cheap to list: one
   candidate per path to a 0-terminal (Prop. 6, :mod:`xpg.explain.tree_xpg`), supersets
-  filtered out (:func:`xpg.explain.masks.minimal_masks`), and membership is read off the
+  filtered out (:func:`xpg.explain.mask_families.minimal_masks`), and membership is read off the
   list (Prop. 9).  Collecting the candidates is one linear pass; the filter's work is
   counted and bounded by a budget proportional to the edges (a fraction of what building
   the SAT encoding costs), so the tree route never costs much more than the SAT route;
@@ -44,7 +44,7 @@ from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_containing, axp_from_fixed, cxp_containing, delete_to_axp
 from xpg.explain.graph_oracle import GraphOracle, require_explanation_graph
 from xpg.explain.marco import Enumerator, ExplanationKind
-from xpg.explain.masks import tree_minimal_masks
+from xpg.explain.mask_families import tree_minimal_masks
 from xpg.explain.oracle_abc import Oracle, OracleTimeout
 from xpg.explain.tree_xpg import bits_of, require_tree, tree_cxp_masks
 from xpg.solvers.lifecycle import SolverOwner
@@ -87,7 +87,7 @@ class RouteChoice:
 def filter_budget(xg: ExplanationGraph) -> int:
     """The work the tree route's superset filter may spend on ``xg`` before the dispatcher
     prefers the SAT route: :data:`FILTER_WORK_PER_EDGE` per edge plus
-    :data:`FILTER_WORK_BASE`, in units of :func:`xpg.explain.masks.minimal_masks`'s
+    :data:`FILTER_WORK_BASE`, in units of :func:`xpg.explain.mask_families.minimal_masks`'s
     ``max_work`` (about a nanosecond each).
 
     Examples

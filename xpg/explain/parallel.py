@@ -31,9 +31,10 @@ rows in whole chunks, as without it.
 Examples
 --------
 >>> import pandas as pd
+>>> from xpg import Explainer
 >>> from xpg.examples import and_graph
 >>> from xpg.explain.batch import BatchExplainer
->>> explainer = BatchExplainer(and_graph(), kinds="axp")
+>>> explainer = BatchExplainer(Explainer(and_graph(), many=True), kinds="axp")
 >>> chunks = [pd.DataFrame({"a": [1, 0], "b": [1, 1]})]
 >>> [[r["axps"] for r in records] for records in run_in_process(explainer, chunks)]
 [[[['a', 'b']], [['a']]]]

@@ -44,9 +44,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import xpg.explain.mask_families as _masks
 from xpg.core import lazy, xpgraph
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.explain import masks as _masks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -216,7 +216,7 @@ def zero_edge_vars(xg: ExplanationGraph, path: list[int]) -> set[int]:
 
 def minimal_masks(masks: Iterable[int]) -> list[int]:
     """The subset-minimal sets among bit masks, fewest bits first (ties by value); see
-    :func:`xpg.explain.masks.minimal_masks` (size groups, per-variable bitsets)."""
+    :func:`xpg.explain.mask_families.minimal_masks` (size groups, per-variable bitsets)."""
     kept = _masks.minimal_masks(masks)
     assert kept is not None  # no budget was given
     return kept
@@ -225,8 +225,8 @@ def minimal_masks(masks: Iterable[int]) -> list[int]:
 def tree_zero_path_masks(xg: ExplanationGraph, max_masks: int | None = None) -> list[int] | None:
     """On a tree XpG: the CXps as bit masks, from the 0-edge variables of every path to a
     0-terminal (``None`` beyond ``max_masks`` sets: minimal ones up to ``LEVEL_EDGES`` edges
-    and on light trees, :func:`xpg.explain.masks.tree_minimal_zero_masks`; distinct ones on
-    larger trees, :func:`xpg.explain.masks.tree_zero_masks`)."""
+    and on light trees, :func:`xpg.explain.mask_families.tree_minimal_zero_masks`; distinct ones on
+    larger trees, :func:`xpg.explain.mask_families.tree_zero_masks`)."""
     if xg.n_edges <= LEVEL_EDGES or xg.runs_on_lists():
         return _masks.tree_minimal_zero_masks(xg, max_masks)
     found = _masks.tree_zero_masks(xg, max_masks)

@@ -78,9 +78,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+import xpg.explain.mask_families as masks
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
-from xpg.explain import masks
 from xpg.explain.axp_cxp import axp_from_fixed
 from xpg.explain.graph_oracle import MASK_EDGES, require_explanation_graph
 from xpg.explain.marco import Enumerator, Explanation
@@ -108,10 +108,10 @@ STRATEGIES: tuple[str, ...] = get_args(Strategy)
 def listing_seconds(xg: ExplanationGraph) -> float:
     """The estimated time of listing a tree XpG's candidate CXps and filtering them (Prop. 6):
     linear in the edges, at the measured cost per edge of the pass
-    :func:`~xpg.explain.masks.tree_minimal_masks` takes (depth-first in Python on small trees,
-    numpy on larger ones).  On a tree, :func:`classify_features` gives the finders that may
-    decide every class sooner (deletions, and on large trees enumeration) this much time
-    before it lists.
+    :func:`~xpg.explain.mask_families.tree_minimal_masks` takes (depth-first in Python on
+    small trees, numpy on larger ones).  On a tree, :func:`classify_features` gives the
+    finders that may decide every class sooner (deletions, and on large trees enumeration)
+    this much time before it lists.
 
     Examples
     --------
