@@ -180,18 +180,12 @@ def _every_feature(oracle: Oracle) -> list[int]:
 def find_cxp(target: ExplanationGraph | Oracle, seed: Seed = None) -> tuple[str, ...] | None:
     """One CXp (feature names in feature order), or ``None`` when the prediction cannot change.
 
-    Parameters
-    ----------
-    target : ExplanationGraph or Oracle
-    seed : features (names or indices), optional
-        A weak CXp to shrink (default: every feature the model tests).
+    ``target`` and ``seed`` as for :func:`find_axp` (the seed: a weak CXp to shrink).
 
     Raises
     ------
     InvalidSeedError
         When a seed is given that is not a weak CXp.
-    NotAnExplanationGraphError
-        When ``target`` is something else (a model, an estimator...).
     """
     oracle = as_oracle(target, "find_cxp")
     if seed is not None:

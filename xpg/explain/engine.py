@@ -13,13 +13,11 @@ answers them: ``axp()``, ``cxp()``, ``enumerate()``, ``is_member()``,
 
 Examples
 --------
->>> from sklearn.datasets import load_iris
->>> from sklearn.tree import DecisionTreeClassifier
->>> X, y = load_iris(return_X_y=True)
->>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
->>> with Explainer(tree).explain(X[0]) as decision:
-...     decision.route, decision.prediction, decision.axp(), decision.cxp()
-('graph', 0, ('x3',), ('x3',))
+>>> from xpg.examples import AGE, CREDIT, INCOME, STUDENT, paper_figure1
+>>> x = {AGE: "O", INCOME: "L", STUDENT: "Y", CREDIT: "P"}
+>>> with Explainer(paper_figure1()).explain(x) as decision:
+...     decision.route, decision.prediction, decision.axp(), decision.is_member(INCOME).member
+('graph', 'T', ('Age', 'Credit Rating'), False)
 
 References
 ----------
@@ -40,7 +38,12 @@ from xpg.explain.axp_cxp import find_axp, find_cxp, names_of
 from xpg.explain.marco import EnumerationResult, Enumerator, ExplanationKind, _checked_timeout
 from xpg.explain.membership import Membership, check_kind, is_member, oracle_membership
 from xpg.explain.oracle_abc import Oracle, OracleTimeout
-from xpg.explain.relevance import FeatureClassification, classify_features, oracle_feature_classes
+from xpg.explain.relevance import (
+    FeatureClassification,
+    classes_of,
+    classify_features,
+    oracle_feature_classes,
+)
 from xpg.explain.seeds import Seed
 from xpg.explain.smallest import SmallestExplanation, SmallestProgress, _smallest
 from xpg.solvers.lifecycle import SolverOwner
@@ -304,14 +307,7 @@ class Decision(SolverOwner):
                 float(timeout or 0.0),
                 partial,
             ) from None
-        classes: dict[str, Any] = {}
-        for v, name in enumerate(names):
-            if v in necessary:
-                classes[name] = "necessary"
-            elif v in members:
-                classes[name] = "relevant"
-            else:
-                classes[name] = "irrelevant"
+        classes = classes_of(names, necessary, members)
         reason = (
             f"necessary: one question per feature; the others by enumeration (MARCO, {count} "
             "explanations, until every feature was found or the lists were complete)"

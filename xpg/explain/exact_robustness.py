@@ -59,7 +59,7 @@ import math
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from typing import Literal as TypingLiteral
 
 import numpy as np
@@ -431,6 +431,43 @@ def linf_distance(dg: DecisionGraph, a: Sequence[Any], b: Sequence[Any]) -> floa
     return d
 
 
+class Counterexample(NamedTuple):
+    """An input of another class, its class and its distance (all None when there is none)."""
+
+    values: dict[str, Any] | None
+    label: Any
+    distance: float | None
+
+
+def robustness_answer(
+    distance: float,
+    is_open: bool,
+    prediction: Any,
+    found: Counterexample,
+    route: str,
+    start: float,
+    radius: float | None,
+) -> Robustness:
+    """The :class:`Robustness` of a search that found ``distance`` (``is_open``: not attained,
+    the infimum of the distances of other classes), started at ``time.perf_counter()``
+    ``start``, with the answer at ``radius`` when one was asked."""
+    robust = None
+    if radius is not None:
+        robust = distance > radius or (distance == radius and is_open)
+    return Robustness(
+        distance=float(distance),
+        attained=math.isfinite(distance) and not is_open,
+        prediction=prediction,
+        counterexample=found.values,
+        counterexample_class=found.label,
+        counterexample_distance=found.distance,
+        route=route,
+        seconds=time.perf_counter() - start,
+        radius=radius,
+        robust=robust,
+    )
+
+
 def checked_radius(radius: Any) -> float | None:
     """``radius`` as a float, when it is None or a finite non-negative number.
 
@@ -529,21 +566,8 @@ def robustness(
                 f"{cex_class!r} like the instance: the model and its decision graph disagree"
             )
         cex_distance = linf_distance(dg, values, [cex[f.name] for f in dg.features])
-    robust = None
-    if radius is not None:
-        robust = distance > radius or (distance == radius and bool(is_open))
-    return Robustness(
-        distance=float(distance),
-        attained=math.isfinite(distance) and not is_open,
-        prediction=predicted,
-        counterexample=cex,
-        counterexample_class=cex_class,
-        counterexample_distance=cex_distance,
-        route=chosen,
-        seconds=time.perf_counter() - start,
-        radius=radius,
-        robust=robust,
-    )
+    found = Counterexample(cex, cex_class, cex_distance)
+    return robustness_answer(distance, bool(is_open), predicted, found, chosen, start, radius)
 
 
 __all__ = ["MARGIN", "ROUTES", "Robustness", "is_read_once", "linf_distance", "robustness"]

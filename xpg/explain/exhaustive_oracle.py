@@ -31,6 +31,7 @@ import numpy as np
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidQueryError
 from xpg.explain.oracle_abc import CellOracle
+from xpg.models.omdd import finite_values
 
 #: the most inputs an exhaustive oracle classifies
 MAX_INPUTS = 1 << 16
@@ -50,25 +51,13 @@ class ValueSpace:
 
     def __init__(self, features: Sequence[Any], instance: dict[str, Any]) -> None:
         self.names = [f.name for f in features]
-        self.domains = [_domain(f) for f in features]
+        self.domains = [list(finite_values(f, "an exhaustive oracle")) for f in features]
         self.n_cells = [len(d) for d in self.domains]
         self.instance_cell = [d.index(instance[n]) for d, n in zip(self.domains, self.names)]
 
     def values(self, cells: Sequence[int]) -> dict[str, Any]:
         """The values of one choice of cells, by feature name."""
         return {n: d[int(c)] for n, d, c in zip(self.names, self.domains, cells)}
-
-
-def _domain(feature: Any) -> list[Any]:
-    if feature.is_discrete:
-        return list(feature.values)
-    if feature.kind == "integer" and math.isfinite(feature.low) and math.isfinite(feature.high):
-        return list(range(int(feature.low), int(feature.high) + 1))
-    raise InvalidQueryError(
-        f"feature {feature.name!r}: an exhaustive oracle needs a finite domain (boolean, "
-        f"categorical or a bounded integer), found a {feature.kind} feature "
-        f"[{feature.low}, {feature.high}]"
-    )
 
 
 class ExhaustiveOracle(CellOracle):
@@ -85,8 +74,10 @@ class ExhaustiveOracle(CellOracle):
 
     Raises
     ------
+    InvalidModelError
+        For a feature with an infinite domain.
     InvalidQueryError
-        For a feature with an infinite domain, or too many inputs.
+        For too many inputs.
     """
 
     route = "exhaustive"

@@ -43,7 +43,14 @@ import time
 from typing import Any
 
 from xpg.errors import VerificationError
-from xpg.explain.exact_robustness import Cost, Robustness, checked_radius, nearest_value
+from xpg.explain.exact_robustness import (
+    Cost,
+    Counterexample,
+    Robustness,
+    checked_radius,
+    nearest_value,
+    robustness_answer,
+)
 
 
 def cell_costs(oracle: Any) -> list[list[Cost]]:
@@ -143,20 +150,9 @@ def oracle_robustness(oracle: Any, *, radius: float | None = None) -> Robustness
             ),
             default=0.0,
         )
-    robust = None
-    if radius is not None:
-        robust = distance > radius or (distance == radius and bool(is_open))
-    return Robustness(
-        distance=float(distance),
-        attained=math.isfinite(distance) and not is_open,
-        prediction=prediction,
-        counterexample=cex,
-        counterexample_class=cex_class,
-        counterexample_distance=cex_distance,
-        route=oracle.route,
-        seconds=time.perf_counter() - start,
-        radius=radius,
-        robust=robust,
+    found = Counterexample(cex, cex_class, cex_distance)
+    return robustness_answer(
+        distance, bool(is_open), prediction, found, oracle.route, start, radius
     )
 
 

@@ -74,7 +74,7 @@ Abductive Explanations and Back Again. AI*IA 2020 (hitting-set duality).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -378,6 +378,17 @@ def _tree_classes(
     return necessary, members, choice, 0, enumerated
 
 
+def classes_of(
+    names: Sequence[str], necessary: set[int], members: set[int]
+) -> dict[str, FeatureClass]:
+    """Each feature's class from the necessary features and the members (in some
+    explanation), in feature order."""
+    return {
+        name: "necessary" if v in necessary else "relevant" if v in members else "irrelevant"
+        for v, name in enumerate(names)
+    }
+
+
 def oracle_feature_classes(oracle: Oracle, necessary: set[int], members: set[int]) -> int:
     """The feature classes over any oracle, filled into ``necessary`` (one question per
     feature: is it a CXp alone?) and ``members`` (the other features found in some
@@ -463,12 +474,5 @@ def classify_features(
             members, sat_calls, enumerated = _sat_route_members(
                 xg, necessary | first, strategy, solver
             )
-    classes: dict[str, FeatureClass] = {}
-    for v, name in enumerate(xg.var_names):
-        if v in necessary:
-            classes[name] = "necessary"
-        elif v in members:
-            classes[name] = "relevant"
-        else:
-            classes[name] = "irrelevant"
+    classes = classes_of(xg.var_names, necessary, members)
     return FeatureClassification(classes, choice.route, sat_calls, enumerated, choice.reason)

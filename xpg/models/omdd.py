@@ -53,14 +53,15 @@ if TYPE_CHECKING:
 NodeId = Hashable
 
 
-def finite_values(feature: Feature) -> tuple[Any, ...]:
-    """Every value of a finite discrete domain (boolean, categorical, bounded integer)."""
+def finite_values(feature: Feature, needed_by: str = "an OMDD") -> tuple[Any, ...]:
+    """Every value of a finite discrete domain (boolean, categorical, bounded integer); for
+    another feature :class:`~xpg.errors.InvalidModelError`, saying what ``needed_by`` it."""
     if feature.is_discrete:
         return tuple(feature.values)
     if feature.kind == "integer" and math.isfinite(feature.low) and math.isfinite(feature.high):
         return tuple(range(int(feature.low), int(feature.high) + 1))
     raise InvalidModelError(
-        f"feature {feature.name!r}: an OMDD needs a finite domain (boolean, categorical or "
+        f"feature {feature.name!r}: {needed_by} needs a finite domain (boolean, categorical or "
         f"integer with bounds), found {feature.kind} on [{feature.low}, {feature.high}]"
     )
 
