@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 
 from xpg import InvalidGraphError, ParseError, format_xpg, read_xpg_text
+from xpg.core.cycles import has_cycle as _has_cycle
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
-from xpg.core.xpgraph import ExplanationGraph, _follow_ones, _has_cycle, _light_violations
+from xpg.core.traversal import follow_ones as _follow_ones
+from xpg.core.xpgraph import ExplanationGraph, _light_violations
 from xpg.io.xpg_format import _Parts, _read_fast, _read_light, _read_lines
 from xpg.testing import described, random_xpg
 from xpg.testing.xpgs import random_dg_xpgs

@@ -7,8 +7,10 @@ graph satisfies Def. 2 of the core paper; a split whose restricted branch is emp
 kept.
 
 scikit-learn compares ``float32(x) <= t``; the compiler turns every threshold into
-the float64 cut with the same effect on float64 inputs, so the graph agrees with
-``estimator.predict`` on every input, boundary points included.
+the float64 cut with the same effect on float64 inputs (:func:`xpg.core.float32.float32_cut`,
+whose bound the SMT encoding :func:`encode_sklearn_tree` shares, thresholds beyond the float32
+range included), so the graph agrees with ``estimator.predict`` on every input, boundary points
+included.
 
 Missing values: NaN belongs to no feature's domain (instances holding NaN are refused), so
 on every instance the graph accepts it computes ``predict``.  A tree trained with missing
@@ -30,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,32 +41,18 @@ import portion as P
 
 from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal
+from xpg.core.float32 import float32_cut
 from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
-from xpg.solvers.smt import SmtModel, float32_midpoint, postorder
+from xpg.solvers.smt import SmtModel, postorder
 
 if TYPE_CHECKING:
     from pysmt.fnode import FNode
 
 
-def float32_cut(threshold: float) -> float:
-    """The largest float64 ``c`` with ``float32(x) <= threshold`` exactly when ``x <= c``.
-
-    Examples
-    --------
-    >>> c = float32_cut(0.5)
-    >>> bool(np.float32(c) <= 0.5), bool(np.float32(np.nextafter(c, 1.0)) <= 0.5)
-    (True, False)
-    """
-    f = np.float32(threshold)
-    if float(f) > threshold:
-        f = np.nextafter(f, np.float32(-np.inf))
-    g = np.nextafter(f, np.float32(np.inf))
-    if not np.isfinite(g) or not np.isfinite(f):
-        return float(threshold)
-    mid = (float(f) + float(g)) / 2.0  # exact in float64
-    f_is_even = int(np.asarray(f, dtype=np.float32).view(np.uint32)) % 2 == 0
-    return mid if f_is_even else float(np.nextafter(mid, -np.inf))
+def _at_most(cut: float) -> Any:
+    """The numbers ``x <= cut`` as a portion interval (every number for ``cut = inf``)."""
+    return P.openclosed(-P.inf, cut) if cut < math.inf else P.open(-P.inf, P.inf)
 
 
 def _split(feature: Feature, possible: Any, cut: float) -> tuple[Any, Any]:
@@ -71,7 +60,7 @@ def _split(feature: Feature, possible: Any, cut: float) -> tuple[Any, Any]:
     if feature.is_discrete:
         left = frozenset(v for v in possible if float(v) <= cut)
         return left, frozenset(possible) - left
-    left_iv = P.openclosed(-P.inf, cut)
+    left_iv = _at_most(cut)
     return possible & left_iv, possible - left_iv
 
 
@@ -212,7 +201,7 @@ def from_sklearn_tree(
         if space.is_identity:
             lo, hi = _split(feats[f], here, cut)
         else:
-            goes_left = space.column_set(j, P.openclosed(-P.inf, cut))
+            goes_left = space.column_set(j, _at_most(cut))
             lo, hi = here & goes_left, here - goes_left
         return f, lo, hi
 
@@ -275,15 +264,14 @@ def encode_sklearn_tree(
     def goes_left(j: int, t: float) -> FNode:
         i, pos = space.owner[j]
         entry = space.entries[i]
+        # not np.float32(v) <= t: numpy would round t to float32 too, scikit-learn does not
+        cut = float32_cut(t)
         if isinstance(entry, FeatureGroup):
-            cells = [cell for cell, vec in entry.cells if np.float32(vec[pos]) <= t]
+            cells = [cell for cell, vec in entry.cells if float(vec[pos]) <= cut]
             return m.Or([enc.in_set(entry.feature.name, c) for c in cells])
         if entry.is_discrete:
-            return m.Or(
-                [enc.is_value(entry.name, v) for v in entry.values if np.float32(float(v)) <= t]
-            )
-        mid, inclusive = float32_midpoint(t)
-        return enc.compare(entry.name, mid, "<=" if inclusive else "<")
+            return m.Or([enc.is_value(entry.name, v) for v in entry.values if float(v) <= cut])
+        return enc.float32_at_most(entry.name, t)
 
     terms: dict[int, FNode] = {}
     for n in postorder(0, lambda n: [int(left[n]), int(right[n])] if left[n] >= 0 else []):

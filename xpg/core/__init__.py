@@ -3,9 +3,12 @@
 :mod:`~xpg.core.features` (features, their domains, literals), :mod:`~xpg.core.valuesets`
 (value sets and cells), :mod:`~xpg.core.graph` (:class:`DecisionGraph`, instance-independent,
 validated against Def. 2 of the core paper), :mod:`~xpg.core.xpgraph`
-(:class:`ExplanationGraph`, one instance, built in one vectorised pass) and
-:mod:`~xpg.core.instances` (an instance checked against a model's features) and
-:mod:`~xpg.core.feature_space` (several columns of a data set declared as one feature).
+(:class:`ExplanationGraph`, one instance, built in one vectorised pass over the graph's
+:mod:`~xpg.core.edge_table`; its :mod:`~xpg.core.traversal` structures and
+:mod:`~xpg.core.cycles` checks), :mod:`~xpg.core.instances` (an instance checked against a
+model's features), :mod:`~xpg.core.feature_space` (several columns of a data set declared as
+one feature), :mod:`~xpg.core.json_body` and :mod:`~xpg.core.model_checks` (what every model
+kind reads and checks), :mod:`~xpg.core.float32` (scikit-learn's float32 thresholds).
 The names below are imported on first use (:mod:`~xpg.core.lazy`), so that importing one module
 of the package loads no other.
 """

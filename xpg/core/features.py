@@ -330,14 +330,43 @@ class Literal:
         """The atomic intervals as ``(low, high, low_included, high_included)``."""
         if isinstance(self.allowed, frozenset):
             raise TypeError("a value-set literal has no intervals")
-        return [
-            (_number(a.lower), _number(a.upper), a.left == P.CLOSED, a.right == P.CLOSED)
-            for a in self.allowed
-            if not a.empty
-        ]
+        return _atoms(self.allowed)
 
     def __str__(self) -> str:
         return describe_values(self.feature, self.allowed)
+
+
+def _atoms(allowed: ValueSet) -> list[tuple[float, float, bool, bool]]:
+    """The atomic intervals of a portion interval set, as :meth:`Literal.intervals` gives them."""
+    return [
+        (_number(a.lower), _number(a.upper), a.left == P.CLOSED, a.right == P.CLOSED)
+        for a in allowed
+        if not a.empty
+    ]
+
+
+def as_comparison(
+    lo: float, hi: float, lo_closed: bool, hi_closed: bool
+) -> tuple[str, float] | None:
+    """An interval ``lo .. hi`` read as one comparison of a value, ``(operator, bound)``:
+    ``("any", inf)`` for the whole line, ``("<=", hi)`` or ``("<", hi)`` without a lower end,
+    ``(">=", lo)`` or ``(">", lo)`` without an upper end, ``("=", lo)`` for one point;
+    ``None`` when it takes two bounds.
+
+    Examples
+    --------
+    >>> as_comparison(-math.inf, 2.5, False, True), as_comparison(1.0, 4.0, False, True)
+    (('<=', 2.5), None)
+    """
+    if math.isinf(lo) and math.isinf(hi):
+        return "any", math.inf
+    if math.isinf(lo):
+        return ("<=" if hi_closed else "<"), hi
+    if math.isinf(hi):
+        return (">=" if lo_closed else ">"), lo
+    if lo == hi:
+        return "=", lo
+    return None
 
 
 def _fmt(x: float) -> str:
@@ -359,23 +388,14 @@ def describe_values(name: str, allowed: ValueSet) -> str:
             return f"{name} = {vals[0]!r}" if isinstance(vals[0], str) else f"{name} = {vals[0]}"
         return f"{name} in {{{', '.join(repr(v) for v in vals)}}}"
     parts = []
-    for atom in allowed:
-        if atom.empty:
-            continue
-        lo, hi = _number(atom.lower), _number(atom.upper)
-        lo_op = ">=" if atom.left == P.CLOSED else ">"
-        hi_op = "<=" if atom.right == P.CLOSED else "<"
-        if math.isinf(lo) and math.isinf(hi):
-            parts.append(f"{name} is any value")
-        elif math.isinf(lo):
-            parts.append(f"{name} {hi_op} {_fmt(hi)}")
-        elif math.isinf(hi):
-            parts.append(f"{name} {lo_op} {_fmt(lo)}")
-        elif lo == hi:
-            parts.append(f"{name} = {_fmt(lo)}")
+    for lo, hi, lo_closed, hi_closed in _atoms(allowed):
+        one = as_comparison(lo, hi, lo_closed, hi_closed)
+        if one is None:
+            lo_op, hi_op = ("<=" if lo_closed else "<"), ("<=" if hi_closed else "<")
+            parts.append(f"{_fmt(lo)} {lo_op} {name} {hi_op} {_fmt(hi)}")
         else:
-            lo_rel = "<=" if atom.left == P.CLOSED else "<"
-            parts.append(f"{_fmt(lo)} {lo_rel} {name} {hi_op} {_fmt(hi)}")
+            op, bound = one
+            parts.append(f"{name} is any value" if op == "any" else f"{name} {op} {_fmt(bound)}")
     return " or ".join(parts) if parts else f"{name} in {{}}"
 
 

@@ -34,11 +34,20 @@ import numpy as np
 import portion as P
 
 from xpg.core.features import Feature, Literal, ValueSet, describe_values
+from xpg.core.json_body import (
+    expect,
+    json_objects,
+    literal_from_dict,
+    literal_to_dict,
+    node_id,
+    shown,
+)
 from xpg.core.valuesets import as_value_set, values_outside
-from xpg.errors import InvalidGraphError, InvalidInstanceError, XpgError
+from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError, XpgError
 
 if TYPE_CHECKING:
     import networkx as nx
+    from pysmt.fnode import FNode
 
     from xpg.solvers.smt import SmtModel
 
@@ -329,24 +338,81 @@ class DecisionGraph:
 
     def to_json_body(self) -> dict[str, Any]:
         """The ``model`` object of the JSON format (``docs/model-format.md``)."""
-        from xpg.core.json_body import graph_to_body  # it builds graphs: imported on use
-
-        return graph_to_body(self)
+        nodes = []
+        for node in self.nodes:
+            f = self.feature_of(node)
+            nodes.append(
+                {"id": node, "feature": f}
+                if f is not None
+                else {"id": node, "class": self.class_of(node)}
+            )
+        ids = self._ids
+        edges = [{"from": ids[p], "to": ids[c], **literal_to_dict(lit)} for p, c, lit in self.edges]
+        return {"type": self.json_type, "root": self.root, "nodes": nodes, "edges": edges}
 
     @classmethod
     def from_json_body(
         cls, body: Mapping[str, Any], features: list[Feature], classes: list[Any]
     ) -> DecisionGraph:
         """A graph from the ``model`` object of the JSON format (not yet validated)."""
-        from xpg.core.json_body import graph_from_body
-
-        return graph_from_body(body, features, classes)
+        nodes, edges = body.get("nodes"), body.get("edges")
+        if not isinstance(nodes, list) or not isinstance(edges, list):
+            raise InvalidModelError("model: expected 'nodes' and 'edges' lists")
+        root = body.get("root")
+        dg = cls(features, classes, root=None if root is None else node_id(root, "model.root"))
+        feature_of: dict[Any, str | None] = {}
+        expected = "expected an object with an 'id'"
+        for where, node in json_objects(nodes, "model.nodes", "nodes", ("id",), expected):
+            nid = node_id(node["id"], where)
+            expect(
+                not ("feature" in node and "class" in node),
+                where,
+                "a node has either a 'feature' (non-terminal) or a 'class' (terminal), not both",
+            )
+            try:
+                if "class" in node:
+                    dg.add_terminal(nid, node["class"])
+                else:
+                    feature = node.get("feature")
+                    expect(
+                        feature is None or isinstance(feature, str),
+                        f"{where}.feature",
+                        f"expected a feature name (a string), found {shown(feature)}",
+                    )
+                    dg.add_node(nid, feature)
+            except InvalidGraphError as err:
+                raise InvalidModelError(f"{where}: {err}") from None
+            feature_of[nid] = node.get("feature")
+        expected = "expected an object with 'from' and 'to'"
+        for where, edge in json_objects(edges, "model.edges", "edges", ("from", "to"), expected):
+            parent = node_id(edge["from"], f"{where}.from")
+            expect(parent in feature_of, where, f"'from' names an unknown node {parent!r}")
+            feature = feature_of[parent]
+            expect(feature is not None, where, f"node {parent!r} tests no feature but has an edge")
+            try:
+                child = node_id(edge["to"], f"{where}.to")
+                dg.add_edge(parent, child, literal_from_dict(str(feature), edge, where))
+            except InvalidGraphError as err:
+                raise InvalidModelError(f"{where}: {err}") from None
+        return dg
 
     def smt_encoding(self) -> SmtModel:
-        """The class of an input as an SMT term (:func:`xpg.solvers.smt.encode_decision_graph`)."""
-        from xpg.solvers.smt import encode_decision_graph
+        """The class of an input as an SMT term: at each node, the child of the unique edge
+        whose literal holds (``-1``, no class, where none does)."""
+        from xpg.solvers.smt import UNDEFINED, SmtModel, first_match, postorder  # pysmt on use
 
-        return encode_decision_graph(self)
+        enc = SmtModel(self.features, self.classes, self.predict)
+        m = enc.mgr
+        terms: dict[Any, FNode] = {}
+        for n in postorder(self.root, lambda n: [c for c, _ in self.children(n)]):
+            if self.is_terminal(n):
+                c = self.class_of(n)
+                terms[n] = m.Int(enc.class_index(c) if c is not None else UNDEFINED)
+            else:
+                cases = [(enc.literal(lit), terms[c]) for c, lit in self.children(n)]
+                terms[n] = first_match(enc, cases, m.Int(UNDEFINED))
+        enc.class_term = terms[self.root]
+        return enc
 
     # -- views --------------------------------------------------------------------------------
     def to_networkx(self) -> nx.MultiDiGraph:

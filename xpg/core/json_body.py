@@ -1,6 +1,7 @@
-"""The JSON forms of features, literals and decision graphs: the vocabulary every model kind
-uses to read and write its ``model`` object (the document around it is
-:mod:`xpg.io.model_json`, the format ``docs/model-format.md``).
+"""The JSON forms of features and literals, and the checks of the JSON values around them: the
+vocabulary every model kind (:class:`~xpg.core.graph.DecisionGraph` included) uses to read and
+write its ``model`` object (the document around it is :mod:`xpg.io.model_json`, the format
+``docs/model-format.md``).
 
 Every problem is an :class:`~xpg.errors.InvalidModelError` naming its JSON location.
 
@@ -18,14 +19,13 @@ xpg.errors.InvalidModelError: model.root: expected a node id
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import portion as P
 
 from xpg.core.features import Feature, Literal
-from xpg.core.graph import DecisionGraph
-from xpg.errors import InvalidFeatureError, InvalidGraphError, InvalidModelError
+from xpg.errors import InvalidFeatureError, InvalidModelError
 
 LITERAL_KEYS = ("in", "le", "gt", "interval", "intervals")
 CLOSED = ("right", "left", "both", "neither")
@@ -35,6 +35,38 @@ def expect(cond: bool, where: str, message: str) -> None:
     """Raise :class:`InvalidModelError` ``"where: message"`` unless ``cond``."""
     if not cond:
         raise InvalidModelError(f"{where}: {message}")
+
+
+def json_objects(
+    items: Any, where: str, noun: str, keys: Sequence[str], message: str
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The entries of the JSON list of ``noun`` at ``where``, each with its location
+    ``where[i]``.  The list is checked at once (else :class:`InvalidModelError` ``"where:
+    expected a list of noun"``), each entry as it comes: an object holding ``keys`` (else
+    ``"where[i]: message"``).
+
+    Examples
+    --------
+    >>> [w for w, _ in json_objects([{"id": 1}], "model.nodes", "nodes", ("id",), "no 'id'")]
+    ['model.nodes[0]']
+    >>> json_objects({}, "model.nodes", "nodes", ("id",), "no 'id'")
+    Traceback (most recent call last):
+    ...
+    xpg.errors.InvalidModelError: model.nodes: expected a list of nodes
+    >>> list(json_objects([{}], "model.nodes", "nodes", ("id",), "expected an 'id'"))
+    Traceback (most recent call last):
+    ...
+    xpg.errors.InvalidModelError: model.nodes[0]: expected an 'id'
+    """
+    expect(isinstance(items, list), where, f"expected a list of {noun}")
+
+    def entries() -> Iterator[tuple[str, dict[str, Any]]]:
+        for i, item in enumerate(items):
+            here = f"{where}[{i}]"
+            expect(isinstance(item, dict) and all(k in item for k in keys), here, message)
+            yield here, item
+
+    return entries()
 
 
 def _num(x: Any, where: str, default: float) -> float:
@@ -204,76 +236,6 @@ def literal_to_dict(lit: Literal) -> dict[str, Any]:
     if not lo_closed and not hi_closed and math.isinf(hi):
         return {"gt": lo}
     return {"interval": [out(lo), out(hi)], "closed": _closed_name(lo_closed, hi_closed)}
-
-
-def graph_from_body(
-    m: Mapping[str, Any], features: list[Feature], classes: list[Any]
-) -> DecisionGraph:
-    """A :class:`DecisionGraph` from its ``decision-graph`` object (not yet validated)."""
-    nodes, edges = m.get("nodes"), m.get("edges")
-    if not isinstance(nodes, list) or not isinstance(edges, list):
-        raise InvalidModelError("model: expected 'nodes' and 'edges' lists")
-    root = m.get("root")
-    dg = DecisionGraph(
-        features, classes, root=None if root is None else node_id(root, "model.root")
-    )
-    feature_of: dict[Any, str | None] = {}
-    for i, node in enumerate(nodes):
-        where = f"model.nodes[{i}]"
-        expect(isinstance(node, dict) and "id" in node, where, "expected an object with an 'id'")
-        nid = node_id(node["id"], where)
-        expect(
-            not ("feature" in node and "class" in node),
-            where,
-            "a node has either a 'feature' (non-terminal) or a 'class' (terminal), not both",
-        )
-        try:
-            if "class" in node:
-                dg.add_terminal(nid, node["class"])
-            else:
-                feature = node.get("feature")
-                expect(
-                    feature is None or isinstance(feature, str),
-                    f"{where}.feature",
-                    f"expected a feature name (a string), found {shown(feature)}",
-                )
-                dg.add_node(nid, feature)
-        except InvalidGraphError as err:
-            raise InvalidModelError(f"{where}: {err}") from None
-        feature_of[nid] = node.get("feature")
-    for i, edge in enumerate(edges):
-        where = f"model.edges[{i}]"
-        expect(
-            isinstance(edge, dict) and "from" in edge and "to" in edge,
-            where,
-            "expected an object with 'from' and 'to'",
-        )
-        parent = node_id(edge["from"], f"{where}.from")
-        expect(parent in feature_of, where, f"'from' names an unknown node {parent!r}")
-        feature = feature_of[parent]
-        expect(feature is not None, where, f"node {parent!r} tests no feature but has an edge")
-        try:
-            child = node_id(edge["to"], f"{where}.to")
-            dg.add_edge(parent, child, literal_from_dict(str(feature), edge, where))
-        except InvalidGraphError as err:
-            raise InvalidModelError(f"{where}: {err}") from None
-    return dg
-
-
-def graph_to_body(dg: DecisionGraph) -> dict[str, Any]:
-    """The ``decision-graph`` object of a graph."""
-    nodes = []
-    for node in dg.nodes:
-        f = dg.feature_of(node)
-        nodes.append(
-            {"id": node, "feature": f}
-            if f is not None
-            else {"id": node, "class": dg.class_of(node)}
-        )
-    edges = [
-        {"from": dg.nodes[p], "to": dg.nodes[c], **literal_to_dict(lit)} for p, c, lit in dg.edges
-    ]
-    return {"type": "decision-graph", "root": dg.root, "nodes": nodes, "edges": edges}
 
 
 def feature_ref(x: Any, names: Any, where: str) -> str:

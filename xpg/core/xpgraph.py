@@ -3,19 +3,19 @@
 Every edge is labelled 1 when the instance satisfies its literal and 0 otherwise;
 every terminal is labelled 1 when it predicts the instance's class.  Building the
 XpG of a new instance is one vectorised pass over the edges of the compiled
-decision graph (:meth:`ExplanationGraph.from_decision_graph`).
+decision graph (:meth:`ExplanationGraph.from_decision_graph`, over its
+:class:`~xpg.core.edge_table.EdgeTable`).  The structures traversals read are built once per
+graph (:mod:`xpg.core.traversal`); :meth:`ExplanationGraph.validate` checks Def. 3, acyclicity
+by :mod:`xpg.core.cycles`.
 
 Examples
 --------
->>> from xpg.core.features import Feature, Literal
->>> from xpg.core.graph import DecisionGraph
->>> dg = DecisionGraph([Feature.real("x"), Feature.boolean("b")], classes=["no", "yes"])
->>> dg.add_node(0, "x"); dg.add_node(1, "b"); dg.add_terminal(2, "no"); dg.add_terminal(3, "yes")
->>> dg.add_edge(0, 2, Literal.le("x", 1.5)); dg.add_edge(0, 1, Literal.gt("x", 1.5))
->>> dg.add_edge(1, 2, Literal.eq("b", 0)); dg.add_edge(1, 3, Literal.eq("b", 1))
->>> xg = ExplanationGraph.from_decision_graph(dg, {"x": 2.0, "b": 1})
->>> xg.prediction, xg.edge_label.astype(int).tolist()
-('yes', [0, 1, 0, 1])
+>>> from xpg.examples import paper_figure2           # the decision graph of Fig. 2
+>>> xg = ExplanationGraph.from_decision_graph(paper_figure2(), {"x1": 0, "x2": 1, "x3": 2})
+>>> xg.prediction, xg.edge_label.astype(int).tolist()    # edges the instance satisfies
+('R', [0, 1, 0, 1, 0, 1, 1, 0, 1, 0])
+>>> xg.terminal_value.tolist()                           # terminals of its class
+[-1, -1, -1, -1, -1, 1, 0, 0]
 
 References
 ----------
@@ -25,15 +25,26 @@ KR 2021, Def. 3 (explanation graph) and Prop. 5.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Hashable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Hashable, Mapping, Sequence
 from itertools import compress
 from numbers import Integral
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from xpg.core import lazy
+import xpg.core.lazy as lazy
+from xpg.core.cycles import has_cycle, has_cycle_lists
+from xpg.core.gc_pause import paused_gc
+from xpg.core.traversal import (
+    Groups,
+    TraversalArrays,
+    TraversalViews,
+    array_views,
+    ends_at_zero,
+    follow_ones,
+    group,
+    list_views,
+    traversal_arrays,
+)
 from xpg.errors import InvalidFeatureError, InvalidGraphError
 
 if TYPE_CHECKING:
@@ -44,66 +55,6 @@ else:
     np = lazy.module("numpy")
 
 
-class _EdgeTable(NamedTuple):
-    """A decision graph's literals as flat arrays, built once per graph."""
-
-    src: np.ndarray
-    dst: np.ndarray
-    # value-set literals on discrete features: one row per admitted value (as a code)
-    code_edge: np.ndarray
-    code_feature: np.ndarray
-    code_value: np.ndarray
-    # value-set literals on numeric features: one row per admitted number
-    num_edge: np.ndarray
-    num_feature: np.ndarray
-    num_value: np.ndarray
-    # interval literals: one row per atomic interval
-    iv_edge: np.ndarray
-    iv_feature: np.ndarray
-    iv_low: np.ndarray
-    iv_high: np.ndarray
-    iv_low_closed: np.ndarray
-    iv_high_closed: np.ndarray
-    terminal_class: np.ndarray  # class index per node, -1 for non-terminals
-    node_feature: np.ndarray  # feature index per node, -1 for terminals
-
-
-def _edge_table(dg: DecisionGraph) -> _EdgeTable:
-    cached = dg._cache.get("edge_table")
-    if cached is not None:
-        return cached
-    code_rows: list[tuple[int, int, int]] = []
-    num_rows: list[tuple[int, int, float]] = []
-    iv_rows: list[tuple[int, int, float, float, bool, bool]] = []
-    for e, (p, _c, lit) in enumerate(dg.edges):
-        f = dg._feature[p]
-        feature = dg.features[f]
-        if feature.is_discrete:
-            code_rows += [(e, f, feature.code(v)) for v in lit.allowed if feature.contains(v)]
-        elif lit.is_value_set:
-            num_rows += [(e, f, float(v)) for v in lit.allowed]
-        else:
-            iv_rows += [(e, f, *atom) for atom in lit.intervals()]
-
-    def cols(rows: list, dtypes: Sequence[Any]) -> list[np.ndarray]:
-        if not rows:
-            return [np.zeros(0, dtype=d) for d in dtypes]
-        return [np.asarray(col, dtype=d) for col, d in zip(zip(*rows), dtypes, strict=True)]
-
-    columns = [  # in the order of _EdgeTable's fields
-        np.asarray([p for p, _, _ in dg.edges], dtype=np.int64),
-        np.asarray([c for _, c, _ in dg.edges], dtype=np.int64),
-        *cols(code_rows, (np.int64, np.int64, np.int64)),
-        *cols(num_rows, (np.int64, np.int64, np.float64)),
-        *cols(iv_rows, (np.int64, np.int64, np.float64, np.float64, bool, bool)),
-        np.asarray(dg._class, dtype=np.int64),
-        np.asarray(dg._feature, dtype=np.int64),
-    ]
-    table = _EdgeTable(*columns)
-    dg._cache["edge_table"] = table
-    return table
-
-
 #: Graphs given as Python lists with fewer edges than this keep them as lists ("light"
 #: graphs): their queries run on lists, without numpy while it is not imported.  Measured on
 #: a random 20,000-edge tree (CPU time, this machine, loaded): the pure-Python reader takes
@@ -111,6 +62,14 @@ def _edge_table(dg: DecisionGraph) -> _EdgeTable:
 #: (74 ms loaded); past 20,000 visited nodes the node-by-node traversals switch to numpy
 #: anyway (``reach.PYTHON_BUDGET``).
 LIGHT_EDGES = 20_000
+
+#: below this many edges the traversal structures are Python lists built by a plain loop
+#: (faster there than numpy's per-call overhead); above, numpy CSR arrays, handed to the
+#: node-by-node traversals as lists up to ``LIST_EDGES`` edges (indexing a list is faster than
+#: indexing a memoryview: enumerating the OBDDs of 2,000 to 34,000 edges of bench.core_speed takes
+#: about 20% longer through memoryviews) and as memoryviews beyond, where lists cost more memory
+SMALL_EDGES = 512
+LIST_EDGES = 200_000
 
 _COLUMNS = ("node_var", "terminal_value", "edge_src", "edge_dst", "edge_label")
 
@@ -257,29 +216,13 @@ class ExplanationGraph:
         The decision graph must satisfy Def. 2 (:meth:`DecisionGraph.validate`, or a compiler
         that guarantees it); the instance is checked against the features.
         """
+        from xpg.core.edge_table import edge_table  # numpy's: a decision graph imported it
+
         values = dg.instance_values(instance)
-        t = _edge_table(dg)
-        codes = np.asarray(
-            [f.code(v) if f.is_discrete else -1 for f, v in zip(dg.features, values, strict=True)],
-            dtype=np.int64,
-        )
-        numbers = np.asarray(
-            [
-                np.nan if f.is_discrete else float(v)
-                for f, v in zip(dg.features, values, strict=True)
-            ],
-            dtype=np.float64,
-        )
-        label = np.zeros(len(t.src), dtype=bool)
-        label[t.code_edge[t.code_value == codes[t.code_feature]]] = True
-        label[t.num_edge[t.num_value == numbers[t.num_feature]]] = True
-        v = numbers[t.iv_feature]
-        inside = ((v > t.iv_low) | (t.iv_low_closed & (v == t.iv_low))) & (
-            (v < t.iv_high) | (t.iv_high_closed & (v == t.iv_high))
-        )
-        label[t.iv_edge[inside]] = True
+        t = edge_table(dg)
+        label = t.satisfied(dg.features, values)
         root = dg.index_of(dg.root)
-        reached = _follow_ones(root, t.src, t.dst, label, len(dg))
+        reached = follow_ones(root, t.src, t.dst, label, len(dg))
         cls_index = int(t.terminal_class[reached])
         if cls_index < 0:
             raise InvalidGraphError(
@@ -382,7 +325,9 @@ class ExplanationGraph:
         ([-1, -1, -1, 4, 1], [0, 0, 0, 0, 1, 2], [0, 2])
         """
         if "csr" not in self._cache:
-            self._cache["csr"] = _traversal_arrays(self)
+            self._cache["csr"] = traversal_arrays(
+                self.edge_src, self.edge_dst, self.edge_label, self.terminal_value, self.node_ids
+            )
         return self._cache["csr"]
 
     def var_nodes(self) -> tuple[np.ndarray, np.ndarray]:
@@ -397,7 +342,7 @@ class ExplanationGraph:
         """
         if "var_nodes" not in self._cache:
             inner = np.flatnonzero(self.node_var >= 0)
-            self._cache["var_nodes"] = _group(self.node_var[inner], inner, self.n_vars)
+            self._cache["var_nodes"] = group(self.node_var[inner], inner, self.n_vars)
         return self._cache["var_nodes"]
 
     def views(self) -> TraversalViews:
@@ -405,7 +350,14 @@ class ExplanationGraph:
         lists on small graphs (the fastest to index, and cheap to build there), zero-copy
         memoryviews of the numpy arrays on large ones (no per-node Python object is built)."""
         if "views" not in self._cache:
-            self._cache["views"] = _views(self)
+            if self.runs_on_lists(SMALL_EDGES):
+                src, dst, label = (self.column_list(c) for c in _COLUMNS[2:])
+                var, value = self.node_var_list, self.terminal_value_list
+                views = list_views(src, dst, label, var, value, self.node_ids)
+            else:
+                as_lists = self.n_edges < LIST_EDGES
+                views = array_views(self.csr(), self.node_var, self.terminal_value, as_lists)
+            self._cache["views"] = views
         return self._cache["views"]
 
     def has_ends_at_zero(self) -> bool:
@@ -425,7 +377,8 @@ class ExplanationGraph:
         [True, False, True, False, False]
         """
         if "ends_at_zero" not in self._cache:
-            self._cache["ends_at_zero"] = _ends_at_zero(self)
+            t = self.csr()
+            self._cache["ends_at_zero"] = ends_at_zero(t.one, t.zero_terminal)
         return self._cache["ends_at_zero"]
 
     def adjacency(self) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
@@ -461,9 +414,9 @@ class ExplanationGraph:
             return (one, zero, by_var)
         lab, src, dst = self.edge_label, self.edge_src, self.edge_dst
         groups = (
-            _Groups(*_group(src[lab], dst[lab], self.n_nodes)),
-            _Groups(*_group(src[~lab], dst[~lab], self.n_nodes)),
-            _Groups(*self.var_nodes()),
+            Groups(*group(src[lab], dst[lab], self.n_nodes)),
+            Groups(*group(src[~lab], dst[~lab], self.n_nodes)),
+            Groups(*self.var_nodes()),
         )
         if len(src) < 200_000:  # small enough: plain lists, the fastest to traverse
             return (groups[0].lists(), groups[1].lists(), groups[2].lists())
@@ -576,11 +529,11 @@ class ExplanationGraph:
         ones = np.bincount(self.edge_src[self.edge_label], minlength=n)
         for i in np.flatnonzero(ones > 1).tolist():
             problems.append(f"node {ids[i]!r} has {ones[i]} outgoing edges labelled 1 (at most 1)")
-        if _has_cycle(self.edge_src, self.edge_dst, n):
+        if has_cycle(self.edge_src, self.edge_dst, n):
             problems.append("the graph has a cycle")
         if problems:
             return problems
-        end = _follow_ones(self.root, self.edge_src, self.edge_dst, self.edge_label, n)
+        end = follow_ones(self.root, self.edge_src, self.edge_dst, self.edge_label, n)
         if out_deg[end]:
             problems.append(f"the path of edges labelled 1 stops at non-terminal {ids[end]!r}")
         elif self.terminal_value[end] != 1:
@@ -652,173 +605,6 @@ class ExplanationGraph:
         )
 
 
-class _Groups(Sequence[list[int]]):
-    """``groups[k]``: the values whose key is ``k``, in their original order, sliced on access
-    out of one flat list (``0 <= k < n``), from CSR arrays ``(ptr, idx)``."""
-
-    __slots__ = ("_flat", "_starts")
-
-    def __init__(self, ptr: np.ndarray, idx: np.ndarray) -> None:
-        self._flat: list[int] = idx.tolist()
-        self._starts: list[int] = ptr.tolist()
-
-    def __len__(self) -> int:
-        return len(self._starts) - 1
-
-    def __getitem__(self, k: int) -> list[int]:  # type: ignore[override]
-        return self._flat[self._starts[k] : self._starts[k + 1]]
-
-    def lists(self) -> list[list[int]]:
-        """Every group as a list, at once."""
-        flat, starts = self._flat, self._starts
-        return [flat[a:b] for a, b in zip(starts, starts[1:])]
-
-
-class TraversalArrays(NamedTuple):
-    """An XpG's edges grouped for traversals (numpy, built once by
-    :meth:`ExplanationGraph.csr`): ``one[n]`` is ``n``'s child through its 1-edge (-1: none);
-    ``zero_idx[zero_ptr[n]:zero_ptr[n + 1]]`` are its children through 0-edges, in edge order;
-    ``zero_terminal[n]``: ``n`` is a terminal labelled 0.
-    """
-
-    one: np.ndarray
-    zero_ptr: np.ndarray
-    zero_idx: np.ndarray
-    zero_terminal: np.ndarray  # bool per node: a terminal labelled 0
-
-
-class TraversalViews(NamedTuple):
-    """:class:`TraversalArrays` plus ``node_var`` and ``terminal_value`` as sequences of
-    Python ints (lists or memoryviews), for node-by-node traversals."""
-
-    one: Sequence[int]
-    zero_ptr: Sequence[int]
-    zero_idx: Sequence[int]
-    var: Sequence[int]
-    value: Sequence[int]
-
-
-#: below this many edges the traversal structures are Python lists built by a plain loop
-#: (faster there than numpy's per-call overhead); above, numpy CSR arrays, handed to the
-#: node-by-node traversals as lists up to ``LIST_EDGES`` edges (indexing a list is faster than
-#: indexing a memoryview: enumerating the OBDDs of 2,000 to 34,000 edges of bench.core_speed takes
-#: about 20% longer through memoryviews) and as memoryviews beyond, where lists cost more memory
-SMALL_EDGES = 512
-LIST_EDGES = 200_000
-
-
-def _group(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR arrays ``(ptr, idx)`` of ``values`` grouped by ``keys`` (``0 <= key < n``), each
-    group in its original order.  Linear when the keys are sorted or never repeat (trees,
-    binary diagrams); a stable sort otherwise.
-
-    >>> [a.tolist() for a in _group(np.array([2, 0, 2]), np.array([7, 8, 9]), 3)]
-    [[0, 1, 1, 3], [8, 7, 9]]
-    """
-    keys = np.asarray(keys, dtype=np.int64)
-    values = np.asarray(values, dtype=np.int64)
-    counts = np.bincount(keys, minlength=n)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    if len(keys) < 2 or bool((keys[1:] >= keys[:-1]).all()):
-        return ptr, values
-    if int(counts.max()) <= 1:
-        idx = np.empty(len(keys), dtype=np.int64)
-        idx[ptr[keys]] = values
-        return ptr, idx
-    return ptr, values[np.argsort(keys, kind="stable")]
-
-
-def _traversal_arrays(xg: ExplanationGraph) -> TraversalArrays:
-    n, src, dst, lab = xg.n_nodes, xg.edge_src, xg.edge_dst, xg.edge_label
-    # one scatter files every edge under (label, source): slots n + s hold the 1-children,
-    # slots s the 0-children; when no slot is written twice, the graph is binary
-    key = lab * n
-    key += src
-    child = np.full(2 * n, -1, dtype=np.int64)
-    child[key] = dst
-    one, first = child[n:], child[:n]
-    if int(np.count_nonzero(child >= 0)) == len(src):  # at most one edge per (node, label)
-        has = first >= 0
-        count = int(np.count_nonzero(has))
-        start = int(has.argmax())
-        if has[start : start + count].all():  # nodes with a 0-child form one run (terminals
-            # first or last): the run itself, no gathering
-            ptr = np.arange(-start, n + 1 - start, dtype=np.int64)
-            np.clip(ptr, 0, count, out=ptr)
-            return TraversalArrays(one, ptr, first[start : start + count], xg.terminal_value == 0)
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(has, out=ptr[1:])
-        return TraversalArrays(one, ptr, first[has], xg.terminal_value == 0)
-    counts = np.bincount(src[lab], minlength=n)
-    if counts.size and int(counts.max()) > 1:
-        node = xg.node_ids[int(counts.argmax())]
-        raise InvalidGraphError(
-            f"node {node!r} has {int(counts.max())} outgoing edges labelled 1 "
-            "(at most 1; run validate())"
-        )
-    zero = ~lab
-    return TraversalArrays(one, *_group(src[zero], dst[zero], n), xg.terminal_value == 0)
-
-
-def _views(xg: ExplanationGraph) -> TraversalViews:
-    if xg.runs_on_lists(SMALL_EDGES):
-        return _small_views(xg)
-    t = xg.csr()
-    arrays = (t.one, t.zero_ptr, t.zero_idx, xg.node_var, xg.terminal_value)
-    if len(xg.edge_src) < LIST_EDGES:
-        return TraversalViews(*(a.tolist() for a in arrays))
-    return TraversalViews(*(np.ascontiguousarray(a, dtype=np.int64).data for a in arrays))
-
-
-def _small_views(xg: ExplanationGraph) -> TraversalViews:
-    """The views of a small graph as lists, by a plain loop (with the same checks as
-    :func:`_traversal_arrays`)."""
-    n = xg.n_nodes
-    one = [-1] * n
-    zero: list[list[int]] = [[] for _ in range(n)]
-    for s, d, lab in zip(
-        xg.column_list("edge_src"),
-        xg.column_list("edge_dst"),
-        xg.column_list("edge_label"),
-        strict=True,
-    ):
-        if not lab:
-            zero[s].append(d)
-        elif one[s] < 0:
-            one[s] = d
-        else:
-            xg.csr()  # raises the error naming the node
-    ptr = [0] * (n + 1)
-    for i, kids in enumerate(zero):
-        ptr[i + 1] = ptr[i] + len(kids)
-    flat = [c for kids in zero for c in kids]
-    return TraversalViews(one, ptr, flat, xg.node_var_list, xg.terminal_value_list)
-
-
-def _ends_at_zero(xg: ExplanationGraph) -> np.ndarray:
-    """Pointer doubling on the 1-edges: ``ceil(log2(L + 1))`` gathers over the nodes for a
-    longest 1-path of ``L`` edges.  The ends of the 1-paths point to one of two sentinels
-    (negative indices: the last two slots), each its own successor, so that the pointers need
-    no other fixed point and the answer is read off the sentinels.  The gathers alternate
-    between two buffers (``np.take`` with ``out``; ``mode="wrap"`` reads the negative
-    sentinels as the last slots without a bounds check), a third cheaper than allocating a new
-    array each round."""
-    n, t = xg.n_nodes, xg.csr()
-    nxt = np.empty(n + 2, dtype=np.int64)
-    nxt[:n] = t.one  # -1 (no 1-child): the last slot, the sentinel "not 0"
-    nxt[:n][t.zero_terminal] = -2  # the sentinel "ends at a 0-terminal"
-    nxt[n:] = (-2, -1)
-    spare = np.empty_like(nxt)
-    for _ in range(64):  # 2**64 exceeds any path
-        # done when every pointer is a sentinel (a strided sample says when to look at all)
-        if nxt[:n:61].max() < 0 and nxt.max() < 0:
-            return nxt[:n] == -2
-        np.take(nxt, nxt, out=spare, mode="wrap")
-        nxt, spare = spare, nxt
-    raise InvalidGraphError("the edges labelled 1 form a cycle")
-
-
 def _light_violations(xg: ExplanationGraph) -> list[str]:
     """:meth:`ExplanationGraph.violations` over a light graph's lists (the same messages, in
     the same order); the counting runs in C (``Counter``), Python touches the nodes."""
@@ -851,7 +637,7 @@ def _light_violations(xg: ExplanationGraph) -> list[str]:
     problems += [checks[k].format(ids[i]) for i, k in sorted(found)]
     for i in sorted(i for i, k in ones.items() if k > 1):
         problems.append(f"node {ids[i]!r} has {ones[i]} outgoing edges labelled 1 (at most 1)")
-    if _has_cycle_lists(src, dst, n, out_deg):
+    if has_cycle_lists(src, dst, n, out_deg):
         problems.append("the graph has a cycle")
     if problems:
         return problems
@@ -871,116 +657,3 @@ def _light_violations(xg: ExplanationGraph) -> list[str]:
             "(expected the terminal labelled 1)"
         )
     return problems
-
-
-def _has_cycle_lists(src: list[int], dst: list[int], n: int, out_deg: Counter[int]) -> bool:
-    """Does the graph on nodes ``0 .. n - 1`` have a cycle?  ``out_deg``: edges per source.
-
-    Nodes without children are on no cycle, and a cycle has an edge to a lower index: when
-    every edge into a node with children goes up in index (the usual numbering, parents
-    first), there is none.  Otherwise Kahn's algorithm on lists decides.
-
-    >>> from collections import Counter
-    >>> _has_cycle_lists([0, 1], [1, 2], 3, Counter([0, 1]))
-    False
-    >>> _has_cycle_lists([1, 0], [0, 1], 2, Counter([1, 0]))
-    True
-    """
-    if all(s < d or d not in out_deg for s, d in zip(src, dst)):
-        return False
-    children: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
-    for s, d in zip(src, dst, strict=True):
-        children[s].append(d)
-        indeg[d] += 1
-    todo = [i for i, k in enumerate(indeg) if not k]
-    seen = 0
-    while todo:
-        node = todo.pop()
-        seen += 1
-        for c in children[node]:
-            indeg[c] -= 1
-            if not indeg[c]:
-                todo.append(c)
-    return seen != n
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many objects without cycles are built.
-
-    A JSON document and the model built from it, or the adjacency lists of a large graph, are
-    millions of objects; the collector would scan them again and again as they are made (two
-    thirds of the time to load a 100,000-node tree).
-
-    Examples
-    --------
-    >>> with paused_gc():
-    ...     gc.isenabled()
-    False
-    >>> gc.isenabled()
-    True
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _follow_ones(root: int, src: np.ndarray, dst: np.ndarray, label: np.ndarray, n: int) -> int:
-    """Last node of the path of 1-edges from the root (the instance's path)."""
-    nxt = np.full(n, -1, dtype=np.int64)
-    nxt[src[label]] = dst[label]
-    node = root
-    for _ in range(n):
-        if nxt[node] < 0:
-            return node
-        node = int(nxt[node])
-    raise InvalidGraphError("the path of edges labelled 1 has a cycle")
-
-
-def _has_cycle(src: np.ndarray, dst: np.ndarray, n: int, max_rounds: int = 2000) -> bool:
-    """Does the graph on nodes ``0 .. n - 1`` have a cycle?
-
-    Nodes without parents are peeled off, a whole frontier per numpy pass (Kahn's algorithm by
-    levels), until none is left (no cycle) or none can be (a cycle).  Graphs deeper than
-    ``max_rounds`` levels are left to scipy's strongly connected components instead.
-
-    Examples
-    --------
-    >>> _has_cycle(np.array([0, 1]), np.array([1, 2]), 3), _has_cycle(np.array([0, 1]),
-    ...     np.array([1, 0]), 2), _has_cycle(np.array([0, 1]), np.array([1, 2]), 3, max_rounds=1)
-    (False, True, False)
-    """
-    order = np.argsort(src, kind="stable")
-    children = dst[order]
-    starts = np.searchsorted(src[order], np.arange(n + 1))
-    indeg = np.bincount(dst, minlength=n)
-    frontier = np.flatnonzero(indeg == 0)
-    seen = 0
-    for _ in range(max_rounds):
-        if not len(frontier):
-            return seen != n
-        seen += len(frontier)
-        counts = starts[frontier + 1] - starts[frontier]
-        # the out-edges of the frontier: one run of positions per node, concatenated
-        runs = np.repeat(starts[frontier] - np.cumsum(counts) + counts, counts)
-        reached, drops = np.unique(children[runs + np.arange(len(runs))], return_counts=True)
-        indeg[reached] -= drops
-        frontier = reached[indeg[reached] == 0]
-    return _has_cycle_scc(src, dst, n)
-
-
-def _has_cycle_scc(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
-    """A cycle is a strongly connected component of several nodes, or a loop."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    if (src == dst).any():
-        return True
-    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n)).tocsr()
-    count, _ = connected_components(graph, directed=True, connection="strong")
-    return bool(count != n)

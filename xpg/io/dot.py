@@ -27,13 +27,12 @@ True
 
 from __future__ import annotations
 
-import math
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from xpg.core.features import Literal
+from xpg.core.features import Literal, as_comparison
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import MissingExtraError, OutputError
@@ -94,17 +93,13 @@ def literal_text(literal: Literal) -> str:
         return "in {" + ", ".join(map(str, values)) + "}"
     parts = []
     for lo, hi, lo_closed, hi_closed in literal.intervals():
-        if math.isinf(lo) and math.isinf(hi):
-            parts.append("any")
-        elif math.isinf(lo):
-            parts.append(f"{'<=' if hi_closed else '<'} {_number(hi)}")
-        elif math.isinf(hi):
-            parts.append(f"{'>=' if lo_closed else '>'} {_number(lo)}")
-        elif lo == hi:
-            parts.append(f"= {_number(lo)}")
-        else:
+        one = as_comparison(lo, hi, lo_closed, hi_closed)
+        if one is None:
             left, right = "[" if lo_closed else "(", "]" if hi_closed else ")"
             parts.append(f"in {left}{_number(lo)}, {_number(hi)}{right}")
+        else:
+            op, bound = one
+            parts.append("any" if op == "any" else f"{op} {_number(bound)}")
     return " or ".join(parts) if parts else "in {}"
 
 

@@ -64,8 +64,15 @@ from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array, literal_mask
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict
-from xpg.core.valuesets import as_value_set, feature_cells, literal_mismatch
+from xpg.core.json_body import (
+    expect,
+    feature_ref,
+    json_objects,
+    literal_from_dict,
+    literal_to_dict,
+)
+from xpg.core.model_checks import checked_literal, variable_order
+from xpg.core.valuesets import as_value_set, feature_cells
 from xpg.errors import GraphTooLargeError, InvalidModelError
 from xpg.models.obdd import OBDD
 from xpg.models.protocol import check_label, checked_signature
@@ -158,17 +165,7 @@ class DecisionList:
     def _check_conditions(self, conditions: Sequence[Literal], where: str) -> None:
         possible: dict[str, ValueSet] = {}
         for lit in conditions:
-            if not isinstance(lit, Literal):
-                raise InvalidModelError(f"{where}: expected a Literal, found {lit!r}")
-            if lit.feature not in self.feature_index:
-                raise InvalidModelError(
-                    f"{where}: condition {lit} is over an unknown feature {lit.feature!r} "
-                    f"(declared: {', '.join(self.feature_index)})"
-                )
-            f = self.features[self.feature_index[lit.feature]]
-            problem = literal_mismatch(f, lit)
-            if problem:
-                raise InvalidModelError(f"{where}: condition {lit}: {problem}")
+            f = checked_literal(lit, self.features, self.feature_index, where, "condition ")
             here = possible.get(f.name, f.domain_set()) & as_value_set(f, lit)
             if f.is_empty(here):
                 raise InvalidModelError(
@@ -240,22 +237,15 @@ class DecisionList:
     ) -> DecisionList:
         """The list of a ``decision-list`` object."""
         by_name = {f.name for f in features}
-        rules_doc: Any = body.get("rules")
-        expect(isinstance(rules_doc, list), "model.rules", "expected a list of rules")
+        expected = "expected an object with 'if' (a list of conditions) and 'then' (a class)"
+        entries = json_objects(body.get("rules"), "model.rules", "rules", ("if", "then"), expected)
         expect("default" in body, "model", "expected a 'default' class")
         rules = []
-        for i, r in enumerate(rules_doc):
-            where = f"model.rules[{i}]"
-            expect(
-                isinstance(r, dict) and "if" in r and "then" in r,
-                where,
-                "expected an object with 'if' (a list of conditions) and 'then' (a class)",
-            )
-            expect(isinstance(r["if"], list), f"{where}.if", "expected a list of conditions")
+        for where, r in entries:
             conds = []
-            for k, c in enumerate(r["if"]):
-                cw = f"{where}.if[{k}]"
-                expect(isinstance(c, dict) and "feature" in c, cw, "expected a 'feature'")
+            for cw, c in json_objects(
+                r["if"], f"{where}.if", "conditions", ("feature",), "expected a 'feature'"
+            ):
                 feature_ref(c["feature"], by_name, cw)
                 conds.append(literal_from_dict(c["feature"], c, cw))
             rules.append(Rule(conds, r["then"]))
@@ -299,20 +289,6 @@ def _class_index(classes: Sequence[Any], label: Any) -> int:
     return next(i for i, c in enumerate(classes) if c == label and type(c) is type(label))
 
 
-def _order(dl: DecisionList, order: Sequence[str] | None) -> list[str]:
-    tested = dl.tested_features()
-    if order is None:
-        return tested
-    order = list(order)
-    unknown = [n for n in order if n not in dl.feature_index]
-    if unknown or len(set(order)) != len(order):
-        raise InvalidModelError(f"order: expected distinct declared feature names, found {order!r}")
-    missing = [n for n in tested if n not in order]
-    if missing:
-        raise InvalidModelError(f"order: the tested feature(s) {missing!r} are missing")
-    return [n for n in order if n in set(tested)]
-
-
 def decision_list_to_obdd(
     dl: DecisionList,
     order: Sequence[str] | None = None,
@@ -339,7 +315,7 @@ def decision_list_to_obdd(
         Beyond the budget.
     """
 
-    names = _order(dl, order)
+    names = variable_order(dl.tested_features(), dl.feature_index, order)
     by_name = {f.name: f for f in dl.features}
     not_bool = [n for n in names if by_name[n].kind != "boolean"]
     if not_bool:
@@ -398,7 +374,7 @@ def decision_list_to_mdd(
     """The reduced ordered MDD of a decision list: ``(builder, root, level features, cells)``,
     with at most ``budget`` nodes made (None: no limit; beyond it
     :class:`~xpg.errors.GraphTooLargeError`)."""
-    names = _order(dl, order)
+    names = variable_order(dl.tested_features(), dl.feature_index, order)
     by_name = {f.name: f for f in dl.features}
     level = {n: i for i, n in enumerate(names)}
     cells = [

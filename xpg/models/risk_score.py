@@ -63,8 +63,15 @@ from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal, ValueSet
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array, literal_mask
 from xpg.core.instances import instance_dict
-from xpg.core.json_body import expect, feature_ref, literal_from_dict, literal_to_dict
-from xpg.core.valuesets import as_value_set, feature_cells, literal_mismatch
+from xpg.core.json_body import (
+    expect,
+    feature_ref,
+    json_objects,
+    literal_from_dict,
+    literal_to_dict,
+)
+from xpg.core.model_checks import checked_literal, variable_order
+from xpg.core.valuesets import as_value_set, feature_cells
 from xpg.errors import InvalidModelError
 from xpg.models.protocol import checked_signature
 from xpg.solvers.smt import SmtModel
@@ -176,17 +183,7 @@ class RiskScore:
             self.conditions.append(Condition(lit, _integer(points, f"condition {i}: points")))
 
     def _check_literal(self, lit: Any, where: str) -> None:
-        if not isinstance(lit, Literal):
-            raise InvalidModelError(f"{where}: expected a Literal, found {lit!r}")
-        if lit.feature not in self.feature_index:
-            raise InvalidModelError(
-                f"{where}: {lit} is over an unknown feature {lit.feature!r} "
-                f"(declared: {', '.join(self.feature_index)})"
-            )
-        f = self.features[self.feature_index[lit.feature]]
-        problem = literal_mismatch(f, lit)
-        if problem:
-            raise InvalidModelError(f"{where}: {lit}: {problem}")
+        f = checked_literal(lit, self.features, self.feature_index, where)
         if f.is_empty(f.domain_set() & as_value_set(f, lit)):
             raise InvalidModelError(f"{where}: no value of {f.name!r} satisfies {lit}")
 
@@ -284,8 +281,14 @@ class RiskScore:
     ) -> RiskScore:
         """The risk score of a ``risk-score`` object."""
         names = {f.name for f in features}
-        conds_doc: Any = body.get("conditions")
-        expect(isinstance(conds_doc, list), "model.conditions", "expected a list of conditions")
+        expected = "expected an object with 'feature', a literal and 'points'"
+        entries = json_objects(
+            body.get("conditions"),
+            "model.conditions",
+            "conditions",
+            ("feature", "points"),
+            expected,
+        )
         bias: Any = body.get("bias", 0)
         expect(
             isinstance(bias, int) and not isinstance(bias, bool),
@@ -293,13 +296,7 @@ class RiskScore:
             f"expected an integer, found {bias!r}",
         )
         conditions = []
-        for i, c in enumerate(conds_doc):
-            where = f"model.conditions[{i}]"
-            expect(
-                isinstance(c, dict) and "feature" in c and "points" in c,
-                where,
-                "expected an object with 'feature', a literal and 'points'",
-            )
+        for where, c in entries:
             feature_ref(c["feature"], names, where)
             points = c["points"]
             expect(
@@ -359,20 +356,7 @@ def _levels(
     rs: RiskScore, order: Sequence[str] | None
 ) -> tuple[list[str], list[list[ValueSet]], list[list[int]]]:
     """The level features, each level's cells, and the points each cell adds."""
-    tested = rs.tested_features()
-    if order is None:
-        names = tested
-    else:
-        names = list(order)
-        unknown = [n for n in names if n not in rs.feature_index]
-        if unknown or len(set(names)) != len(names):
-            raise InvalidModelError(
-                f"order: expected distinct declared feature names, found {names!r}"
-            )
-        missing = [n for n in tested if n not in names]
-        if missing:
-            raise InvalidModelError(f"order: the tested feature(s) {missing!r} are missing")
-        names = [n for n in names if n in set(tested)]
+    names = variable_order(rs.tested_features(), rs.feature_index, order)
     cells, gains = [], []
     for name in names:
         f = rs.features[rs.feature_index[name]]

@@ -3,11 +3,10 @@
 Each encoding reads a model's own structure, never its compiled decision graph.  Every model
 kind encodes itself (``smt_encoding`` of :class:`xpg.models.protocol.Model`) with the
 helpers here (:class:`SmtModel`, :func:`postorder`, :func:`first_match`);
-the verifier's :func:`~xpg.verify.verifier.encode_model` calls it.  This module also
-encodes general decision graphs (the unique edge whose literal holds) and gives
-:func:`float32_midpoint`, scikit-learn's float32 semantics (``float32(x) <= t``, the rounding
-of a real ``x`` to float32 encoded exactly: ``x`` below the midpoint between the two float32
-neighbours of ``t``, or on it when ties round down) that
+the verifier's :func:`~xpg.verify.verifier.encode_model` calls it.
+:meth:`SmtModel.float32_at_most` encodes scikit-learn's float32 semantics (``float32(x) <= t``,
+the rounding of a real ``x`` to float32, exactly: ``x`` below the bound of
+:func:`xpg.core.float32.float32_bound`, or on it when ties round down), which
 :func:`~xpg.compile.sklearn_tree.encode_sklearn_tree` uses.
 
 An input no rule of the model classifies (a gap in a tree's branches, say) gets class
@@ -47,19 +46,21 @@ import numpy as np
 import portion as P
 
 from xpg.core.features import Feature, Literal, ValueSet
+from xpg.core.float32 import float32_bound
 from xpg.errors import InvalidModelError
 
 if TYPE_CHECKING:
     from pysmt.fnode import FNode
-
-    from xpg.core.graph import DecisionGraph
 
 UNDEFINED = -1
 
 
 def float32_midpoint(threshold: float) -> tuple[Fraction, bool]:
     """``(m, inclusive)`` with ``float32(x) <= threshold`` iff ``x < m`` (or ``x == m`` when
-    ``inclusive``), for every real ``x``; ``float32`` rounds to nearest, ties to even.
+    ``inclusive``), for every real ``x``: :func:`xpg.core.float32.float32_bound` as a rational.
+
+    Raises :class:`InvalidModelError` for a threshold of +inf (every real passes: no bound)
+    or NaN; :meth:`SmtModel.float32_at_most` takes every threshold.
 
     Examples
     --------
@@ -67,16 +68,10 @@ def float32_midpoint(threshold: float) -> tuple[Fraction, bool]:
     >>> float(m) > 0.5, inclusive
     (True, True)
     """
-    t = Fraction(threshold)
-    f = np.float32(threshold)
-    if Fraction(float(f)) > t:
-        f = np.nextafter(f, np.float32(-np.inf))
-    g = np.nextafter(f, np.float32(np.inf))
-    if not (np.isfinite(f) and np.isfinite(g)):
-        raise InvalidModelError(f"threshold {threshold!r} is outside the float32 range")
-    m = (Fraction(float(f)) + Fraction(float(g))) / 2
-    even = int(np.asarray(f, dtype=np.float32).view(np.uint32)) % 2 == 0
-    return m, even
+    bound, inclusive = float32_bound(threshold)
+    if math.isinf(bound):
+        raise InvalidModelError(f"threshold {threshold!r}: every number passes it, no bound")
+    return Fraction(bound), inclusive
 
 
 class SmtModel:
@@ -149,6 +144,15 @@ class SmtModel:
             ">=": m.GE,
             "==": m.Equals,
         }[op](x, c)
+
+    def float32_at_most(self, name: str, threshold: float) -> FNode:
+        """``float32(x) <= threshold`` for a real feature, as scikit-learn compares (to
+        nearest, ties to even, beyond the float32 range an infinity; see
+        :func:`xpg.core.float32.float32_bound`)."""
+        bound, inclusive = float32_bound(threshold)
+        if math.isinf(bound):  # a threshold of +inf: every number passes
+            return self.mgr.TRUE()
+        return self.compare(name, Fraction(bound), "<=" if inclusive else "<")
 
     def value_term(self, name: str, value: Any) -> FNode:
         """The SMT constant of a value of a feature (checked against the domain)."""
@@ -283,27 +287,9 @@ def first_match(enc: SmtModel, cases: Sequence[tuple[FNode, FNode]], otherwise: 
     return term
 
 
-def encode_decision_graph(dg: DecisionGraph) -> SmtModel:
-    """A general DG given node by node: the child of the unique edge whose literal holds."""
-    enc = SmtModel(dg.features, dg.classes, dg.predict)
-    m = enc.mgr
-    terms: dict[Any, FNode] = {}
-    for n in postorder(dg.root, lambda n: [c for c, _ in dg.children(n)]):
-        if dg.is_terminal(n):
-            c = dg.class_of(n)
-            terms[n] = m.Int(enc.class_index(c) if c is not None else UNDEFINED)
-        else:
-            terms[n] = first_match(
-                enc, [(enc.literal(lit), terms[c]) for c, lit in dg.children(n)], m.Int(UNDEFINED)
-            )
-    enc.class_term = terms[dg.root]
-    return enc
-
-
 __all__ = [
     "UNDEFINED",
     "SmtModel",
-    "encode_decision_graph",
     "first_match",
     "float32_midpoint",
     "postorder",

@@ -21,6 +21,7 @@ import portion as P
 
 from xpg.compile.bdd import bdd_manager
 from xpg.core.features import Feature, Literal
+from xpg.core.float32 import FLOAT32_MAX, FLOAT32_OVERFLOW, float32_cut
 from xpg.core.graph import DecisionGraph
 from xpg.errors import XpgError
 from xpg.models.decision_list import DecisionList, Rule
@@ -406,19 +407,24 @@ def sklearn_thresholds(estimator: Any) -> dict[int, list[float]]:
 
 
 def float32_representatives(thresholds: Sequence[float]) -> list[float]:
-    """float32 values, one in every cell that ``float32(x) <= t`` for the thresholds separates:
-    the largest float32 <= each threshold, and the smallest float32 > it.
+    """Finite float32 values, one in every cell that ``float32(x) <= t`` for the thresholds
+    separates: the largest finite float32 that passes each threshold and the smallest that
+    does not, where there is one (beyond the float32 range, on one side there is none; see
+    :mod:`xpg.core.float32`).
 
     Examples
     --------
     >>> float32_representatives([0.5])
     [0.5, 0.5000000596046448]
+    >>> float32_representatives([3.5e38, -float("inf")]) == [-FLOAT32_MAX, FLOAT32_MAX]
+    True
     """
-    out = []
-    for t in sorted(thresholds):
-        f = np.float32(t)
-        if float(f) > t:
-            f = np.nextafter(f, np.float32(-np.inf))
-        out.append(float(f))
-        out.append(float(np.nextafter(f, np.float32(np.inf))))
-    return sorted(set(out))
+    out = set()
+    for t in thresholds:
+        cut = float32_cut(t)  # x passes when x <= cut, cut a float64
+        if cut >= -FLOAT32_MAX:
+            out.add(float(np.float32(min(cut, FLOAT32_MAX))))
+        above = float(np.nextafter(cut, np.inf))
+        if above < FLOAT32_OVERFLOW:
+            out.add(float(np.float32(above)))
+    return sorted(out)
