@@ -271,7 +271,7 @@ REFUSED: dict[str, tuple[Callable[[], Any], str]] = {
     ),
     "seed": (
         lambda: find_certificate(COMPILED, X, seed=-1),
-        "seed: expected a Generator or an integer >= 0 or None, found -1",
+        "seed: expected an integer >= 0 or a Generator or a Random or None, found -1",
     ),
     "error bound": (
         lambda: error_upper_bound(5, 3, 0.95),

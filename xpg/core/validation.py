@@ -202,4 +202,38 @@ def validate_params(
     }
 
 
-__all__ = ["Interval", "Options", "check_param", "validate_params"]
+def random_generator(seed: Any, name: str = "seed") -> Any:
+    """The one seed normaliser: a :class:`numpy.random.Generator` from an ``int`` (from 0 up;
+    ``numpy.random.default_rng``), a ``Generator`` (returned as it is: its state advances), a
+    :class:`random.Random` (one draw of its own seeds a new generator) or None (fresh entropy).
+
+    Raises
+    ------
+    InvalidParameterError
+        For anything else (a negative int, a float, a string), naming ``name``.
+
+    Examples
+    --------
+    >>> g = random_generator(0)
+    >>> random_generator(g) is g, int(random_generator(0).integers(100)) == int(g.integers(100))
+    (True, True)
+    >>> random_generator(-1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xpg.errors.InvalidParameterError: seed: expected an integer >= 0 or a Generator or ..., found -1
+    """
+    import random
+
+    import numpy as np
+
+    checked = check_param(
+        name, seed, Interval(int, 0, None), np.random.Generator, random.Random, None
+    )
+    if isinstance(checked, np.random.Generator):
+        return checked
+    if isinstance(checked, random.Random):
+        return np.random.default_rng(checked.randrange(2**32))
+    return np.random.default_rng(checked)
+
+
+__all__ = ["Interval", "Options", "check_param", "random_generator", "validate_params"]

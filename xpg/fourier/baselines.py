@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from xpg.core.validation import Interval, Options, check_param
+from xpg.core.validation import Interval, Options, check_param, random_generator
 from xpg.errors import InvalidExplainerError, MissingExtraError
 from xpg.fourier.basis import FourierPolynomial, Subset
 from xpg.fourier.explainer import RemovalExplainer
@@ -373,7 +373,7 @@ class LimeExplainer(RemovalExplainer):
         if width is None:
             width = 25.0 if self.setup == "lime" else 1.0
         n = game.n_players
-        rng = np.random.default_rng(self.random_state)
+        rng = random_generator(self.random_state, "random_state")
         if self.setup == "paper":
             alpha = params["lasso_alpha"]
             intercept, weights = self._fit_paper(game, n, n_samples, width, alpha, rng)

@@ -54,7 +54,7 @@ from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
-from xpg.core.validation import Interval, Options
+from xpg.core.validation import Interval, Options, random_generator
 from xpg.errors import InvalidExplainerError, InvalidParameterError, InvalidPolynomialError
 from xpg.fourier.basis import (
     FourierPolynomial,
@@ -204,7 +204,7 @@ class Harmonica(RemovalExplainer):
         """Sample masks, query the game, and fit the sparse polynomial."""
         game, params = self._validated(game)
         subsets = parity_basis(game.n_players, params["degree"], where=f"{type(self).__name__}: ")
-        masks = self._sample(game, np.random.default_rng(self.random_state))
+        masks = self._sample(game, random_generator(self.random_state, "random_state"))
         values = self._query(game, masks)
         intercept, coef = sparse_parity_regression(
             masks, values, subsets, params["alpha"], self.refit, self.max_iter, self.tol
@@ -276,7 +276,9 @@ class LowDegree(RemovalExplainer):
         n_samples = params["n_samples"]
         where = f"{type(self).__name__}: "
         subsets = [()] + parity_basis(game.n_players, params["degree"], where=where)
-        masks = uniform_masks(game.n_players, n_samples, np.random.default_rng(self.random_state))
+        masks = uniform_masks(
+            game.n_players, n_samples, random_generator(self.random_state, "random_state")
+        )
         coef = parity_sums(masks, self._query(game, masks), subsets) / n_samples
         self.interpretation_ = FourierPolynomial(
             game.n_players, dict(zip(subsets, coef, strict=True)), game.feature_names
@@ -479,7 +481,7 @@ class HarmonicaAnchor(RemovalExplainer):
         alpha, penalty, radius = params["alpha"], params["penalty"], params["local_radius"]
         n = game.n_players
         subsets = parity_basis(n, params["degree"], where=f"{type(self).__name__}: ")
-        rng = np.random.default_rng(self.random_state)
+        rng = random_generator(self.random_state, "random_state")
         anchors = _distinct_anchors(n, n_anchors, rng)
         if radius is None:
             masks = uniform_masks(n, n_samples, rng)

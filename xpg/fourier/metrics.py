@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xpg.core.validation import Interval, Options, check_param
+from xpg.core.validation import Interval, Options, check_param, random_generator
 from xpg.errors import InvalidMetricError
 from xpg.fourier.basis import FourierPolynomial, Subset, check_masks, parity_sums
 from xpg.fourier.game import RemovalGame
@@ -136,7 +136,7 @@ def interpretation_error(
     otherwise ``n_samples`` masks are drawn uniformly from it.
     """
     check_param("radius", radius, Interval(int, 0, None), None, error=InvalidMetricError)
-    rng = np.random.default_rng(random_state)
+    rng = random_generator(random_state, "random_state")
     masks, exact = neighbourhood_masks(game.n_players, radius, n_samples, rng)
     return errors_on_masks(interpretation, masks, game(masks), tolerance, radius, exact)
 
@@ -208,7 +208,7 @@ def estimate_truthful_gap(
         "n_samples", n_samples, Interval(int, 2, None), error=InvalidMetricError, where=who
     )
     subsets = _gap_basis(g.n_players, degree, who)
-    masks = uniform_masks(g.n_players, n_samples, np.random.default_rng(random_state))
+    masks = uniform_masks(g.n_players, n_samples, random_generator(random_state, "random_state"))
     return _gap_estimate(g, masks.astype(float), game(masks), subsets)
 
 

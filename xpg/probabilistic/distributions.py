@@ -47,7 +47,7 @@ import portion as P
 
 from xpg.core.features import Feature, ValueSet
 from xpg.core.graph import DecisionGraph
-from xpg.core.validation import Interval, check_param
+from xpg.core.validation import random_generator
 from xpg.errors import (
     InvalidDataError,
     InvalidFeatureError,
@@ -66,8 +66,7 @@ def make_rng(seed: Seed) -> np.random.Generator:
     Raises :class:`~xpg.errors.InvalidParameterError` for anything else (a negative int, a
     float, a string).
     """
-    checked = check_param("seed", seed, np.random.Generator, Interval(int, 0, None), None)
-    return checked if isinstance(checked, np.random.Generator) else np.random.default_rng(checked)
+    return random_generator(seed)  # type: ignore[no-any-return]
 
 
 def feature_tuple(

@@ -11,6 +11,8 @@ from typing import TypeAlias
 
 import numpy as np
 
+from xpg.core.validation import random_generator
+
 Seed: TypeAlias = "int | random.Random | np.random.Generator | None"
 
 
@@ -59,8 +61,4 @@ def as_generator(seed: Seed) -> np.random.Generator:
     >>> as_generator(g) is g, int(as_generator(0).integers(100)) == int(g.integers(100))
     (True, True)
     """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, random.Random):
-        return np.random.default_rng(seed.randrange(2**32))
-    return np.random.default_rng(seed)
+    return random_generator(seed)  # type: ignore[no-any-return]
