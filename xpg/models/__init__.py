@@ -13,13 +13,9 @@ from xpg.models.decision_list import (
     compile_decision_list,
     decision_list_to_obdd,
 )
-from xpg.models.ensemble import (
-    BoostedTrees,
-    EnsembleTree,
-    Forest,
-    TreeEnsemble,
-    ensemble_from_sklearn,
-)
+from xpg.models.ensemble import BoostedTrees, Forest, TreeEnsemble
+from xpg.models.ensemble_import import ensemble_from_sklearn
+from xpg.models.ensemble_tree import EnsembleTree
 from xpg.models.obdd import OBDD, from_bdd
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import Model

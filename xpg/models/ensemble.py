@@ -1,6 +1,6 @@
 """Tree ensembles: scikit-learn random forests, extra trees and gradient boosting, exactly.
 
-A :class:`TreeEnsemble` holds trees in scikit-learn's array layout (:class:`EnsembleTree`)
+A :class:`TreeEnsemble` holds trees in scikit-learn's array layout
 over the model's declared features and computes exactly what the fitted estimator's
 ``predict`` computes, bit for bit:
 
@@ -17,34 +17,26 @@ over the model's declared features and computes exactly what the fitted estimato
   (``decision == "argmax"``).  Each multi-class stage contributes one tree per class, whose
   ``value`` is zero outside its class's column.
 
-Every split is ``x[feature] <= threshold`` with the threshold already turned into the float64
-cut with the effect of scikit-learn's float32 comparison
-(:func:`~xpg.compile.sklearn_tree.float32_cut`).  ``x[feature]`` is the number of the value
-(:func:`feature_number`): the value itself for boolean, integer and real features and for
-categorical features whose values are all numbers, the position of the value in
-``feature.values`` for other categorical features (the ordinal codes of
-:func:`xpg.learn.table_data.prepare_table`).  A real feature tested at many thresholds, in
-many trees, is one feature.
+The trees are :class:`~xpg.models.ensemble_tree.EnsembleTree` arrays.  Every split is
+``x[feature] <= threshold`` with the threshold already turned into the float64 cut with the
+effect of scikit-learn's float32 comparison, ``x[feature]`` the number of the value
+(:func:`~xpg.models.ensemble_tree.feature_number`).  A real feature tested at many
+thresholds, in many trees, is one feature.
 
 :meth:`TreeEnsemble.to_decision_graph` compiles a small ensemble into a reduced ordered MDD
-over the cells between the thresholds (exact, with the floating-point vote computed at the
-terminals as ``predict`` computes it) and refuses a large one with
+(:func:`~xpg.models.ensemble_compile.compile_ensemble`) and refuses a large one with
 :class:`~xpg.errors.GraphTooLargeError`; :meth:`TreeEnsemble.smt_encoding` encodes the vote in
 linear real arithmetic (the sums exact over the rationals, see its note on ties).
+:func:`~xpg.models.ensemble_import.ensemble_from_sklearn` reads a fitted scikit-learn
+estimator.
 
 Examples
 --------
->>> from sklearn.datasets import load_iris
->>> from sklearn.ensemble import RandomForestClassifier
->>> X, y = load_iris(return_X_y=True)
->>> rf = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
->>> forest = ensemble_from_sklearn(rf)
->>> forest.json_type, len(forest.trees), forest.decision, [f.name for f in forest.features][:2]
-('forest', 5, 'argmax', ['x0', 'x1'])
->>> bool((forest.predict_batch(X) == rf.predict(X)).all())
-True
->>> bool((forest.scores(X) == rf.predict_proba(X)).all())
-True
+>>> t = EnsembleTree(np.array([0, -1, -1]), np.array([0.5, 0, 0]), np.array([1, -1, -1]),
+...                  np.array([2, -1, -1]), np.array([[0.0], [-1.0], [1.0]]))
+>>> boosted = BoostedTrees([Feature.real("x")], ["a", "b"], [t, t], [0.0], 0.5)
+>>> boosted, boosted.predict_batch([[0.0], [1.0]]).tolist()
+(BoostedTrees(1 features, 2 classes, 2 trees, 6 nodes, depth 1), ['a', 'b'])
 
 References
 ----------
@@ -58,86 +50,22 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import portion as P
 
-from xpg.compile.mdd import MDDBuilder
-from xpg.compile.sklearn_tree import float32_cut, learned_missing_routing
-from xpg.core.features import Feature, ValueSet
+from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph, batch_matrix, label_array
 from xpg.core.instances import instance_dict
 from xpg.core.json_body import expect, feature_ref, shown
-from xpg.errors import GraphTooLargeError, InvalidModelError
+from xpg.errors import InvalidModelError
+from xpg.models.ensemble_compile import GRAPH_BUDGET, compile_ensemble
+from xpg.models.ensemble_tree import EnsembleTree, feature_number, read_by_code
 from xpg.models.protocol import checked_signature
 from xpg.solvers.smt import SmtModel
 
 if TYPE_CHECKING:
     from pysmt.fnode import FNode
-
-#: the work :meth:`TreeEnsemble.to_decision_graph` may do by default, in edges made (an edge of
-#: the product diagram counts :data:`PRODUCT_EDGE_COST`, one of a single tree's diagram 1):
-#: about a second or two of compilation
-GRAPH_BUDGET = 1_000_000
-#: the cost of a product edge relative to a single-tree edge (what it takes in time)
-PRODUCT_EDGE_COST = 10
-
-
-class EnsembleTree(NamedTuple):
-    """One tree of an ensemble, in scikit-learn's array layout (node 0 is the root).
-
-    Attributes
-    ----------
-    feature : ndarray of int64, shape (n_nodes,)
-        Index into the model's features; -1 at a leaf.
-    threshold : ndarray of float64
-        A split sends ``x`` left when ``x[feature] <= threshold`` (the float64 cut with the
-        effect of scikit-learn's float32 comparison); unused (0) at a leaf.
-    left, right : ndarray of int64
-        Children; -1 at a leaf.
-    value : ndarray of float64, shape (n_nodes, n_scores)
-        At a leaf, what the tree adds to the score vector (before ``scale``); zero at a split.
-    """
-
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    value: np.ndarray
-
-    @property
-    def leaves(self) -> np.ndarray:
-        """The leaf nodes, in node order."""
-        return np.flatnonzero(self.left < 0)
-
-    @property
-    def depth(self) -> int:
-        """The number of splits on the longest root-to-leaf path."""
-        depth = np.zeros(len(self.left), dtype=np.int64)
-        for n in range(len(self.left)):  # children come after their parent
-            if self.left[n] >= 0:
-                depth[self.left[n]] = depth[self.right[n]] = depth[n] + 1
-        return int(depth.max())
-
-
-def feature_number(feature: Feature, value: Any) -> float:
-    """The number a tree compares for ``value`` of ``feature`` (see the module docstring).
-
-    Examples
-    --------
-    >>> feature_number(Feature.categorical("c", ["red", "blue"]), "blue")
-    1.0
-    >>> feature_number(Feature.categorical("k", [3, 7]), 7), feature_number(Feature.real("x"), 2)
-    (7.0, 2.0)
-    """
-    if feature.kind == "categorical" and not _numeric_values(feature):
-        return float(feature.code(value))
-    return float(value)
-
-
-def _numeric_values(feature: Feature) -> bool:
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in feature.values)
 
 
 def _as_array(x: Any, dtype: Any, shape: tuple[int, ...], where: str) -> np.ndarray:
@@ -188,7 +116,7 @@ class TreeEnsemble:
             self._what, features, classes
         )
         for f in self.features:
-            if f.kind == "categorical" and not _numeric_values(f):
+            if read_by_code(f):
                 continue
             if f.kind == "categorical" and not all(math.isfinite(float(v)) for v in f.values):
                 raise InvalidModelError(f"feature {f.name!r}: expected finite category numbers")
@@ -207,12 +135,16 @@ class TreeEnsemble:
         self.trees: tuple[EnsembleTree, ...] = tuple(
             self._checked_tree(t, i, n_scores) for i, t in enumerate(trees)
         )
+        self._check_kind()
         self._flat: tuple[Any, ...] | None = None
         self._terms: tuple[np.ndarray, np.ndarray] | None = None
 
-    # -- the kinds say how many scores and how they decide ---------------------------------------
+    # -- the kinds say how many scores, what they require and how they decide --------------------
     def _n_scores(self) -> int:
         return len(self.classes)
+
+    def _check_kind(self) -> None:
+        """Raise :class:`~xpg.errors.InvalidModelError` for what the kind does not allow."""
 
     @property
     def decision(self) -> str:
@@ -282,7 +214,7 @@ class TreeEnsemble:
         M = batch_matrix(self.features, X)
         out = np.empty(M.shape, dtype=np.float64)
         for j, f in enumerate(self.features):
-            if f.kind == "categorical" and not _numeric_values(f):
+            if read_by_code(f):
                 codes = {v: float(k) for k, v in enumerate(f.values)}
                 try:
                     out[:, j] = [codes[v] for v in M[:, j].tolist()]
@@ -328,7 +260,7 @@ class TreeEnsemble:
                 np.where(leaf, own, left),
                 np.where(leaf, own, right),
                 offset,
-                max(_depth(t) for t in self.trees),
+                max(t.depth for t in self.trees),
             )
         return self._flat
 
@@ -405,7 +337,11 @@ class TreeEnsemble:
         >>> 0 < Forest([Feature.real("x")], [0, 1], [t, t], [0, 0], 0.5).rounding_bound() < 1e-14
         True
         """
-        return _rounding_slack(self)
+        unit = self.scale  # a forest's is checked to be 1 / n_trees
+        big = float(np.abs(self.base).max()) + sum(
+            float(np.abs(t.value).max()) * unit for t in self.trees
+        )
+        return 4.0 * (len(self.trees) + 2) * 2.0**-52 * big + 1e-300
 
     # -- sizes ---------------------------------------------------------------------------------
     @property
@@ -590,15 +526,7 @@ class Forest(TreeEnsemble):
     json_type: ClassVar[str] = "forest"
     _what: ClassVar[str] = "forest"
 
-    def __init__(
-        self,
-        features: Sequence[Feature],
-        classes: Sequence[Any],
-        trees: Sequence[EnsembleTree],
-        base: Any,
-        scale: float,
-    ) -> None:
-        super().__init__(features, classes, trees, base, scale)
+    def _check_kind(self) -> None:
         if (self.base != 0).any():
             raise InvalidModelError(f"forest: base: expected zeros, found {self.base.tolist()}")
         if self.scale != 1.0 / len(self.trees):
@@ -643,16 +571,6 @@ class BoostedTrees(TreeEnsemble):
 
     def _contributions(self) -> list[np.ndarray]:
         return [self.scale * t.value for t in self.trees]
-
-
-def _depth(tree: EnsembleTree) -> int:
-    """The number of splits on the longest path of ``tree``."""
-    depth, level = 0, [0]
-    while True:
-        level = [c for n in level if tree.left[n] >= 0 for c in (tree.left[n], tree.right[n])]
-        if not level:
-            return depth
-        depth += 1
 
 
 def _is_number(x: Any) -> bool:
@@ -723,420 +641,9 @@ def _tree_from_doc(d: Any, where: str, index: Mapping[str, int]) -> EnsembleTree
         raise InvalidModelError(f"{where}: a child index is out of range") from None
 
 
-# -- from scikit-learn ---------------------------------------------------------------------------
-def _labels(estimator: Any) -> list[Any]:
-    return [c.item() if isinstance(c, np.generic) else c for c in estimator.classes_]
-
-
-def _ensemble_features(estimator: Any, features: Sequence[Feature] | None) -> list[Feature]:
-    n = int(estimator.n_features_in_)
-    if features is None:
-        names = getattr(estimator, "feature_names_in_", None)
-        cols = [str(c) for c in names] if names is not None else [f"x{i}" for i in range(n)]
-        return [Feature.real(c) for c in cols]
-    feats = list(features)
-    if not all(isinstance(f, Feature) for f in feats):
-        raise InvalidModelError(
-            "an ensemble is over plain features, one per input column (feature groups are "
-            "not supported: encode a categorical column as one column of codes)"
-        )
-    if len(feats) != n:
-        raise InvalidModelError(
-            f"expected {n} features (the ensemble's inputs), found {len(feats)}"
-        )
-    return feats
-
-
-def _check_no_nan_routing(trees: Sequence[Any], what: str) -> None:
-    for i, est in enumerate(trees):
-        learned = learned_missing_routing(est)
-        if learned:
-            raise InvalidModelError(
-                f"{what}: expected trees trained without missing values, found tree {i} "
-                f"routing NaN by what it learned (node {learned[0]}): NaN is in no feature "
-                "domain; impute the missing values before training"
-            )
-
-
-def _tree_arrays(est: Any, value: np.ndarray) -> EnsembleTree:
-    tree = est.tree_
-    left = np.asarray(tree.children_left, dtype=np.int64)
-    split = left >= 0
-    cuts = np.zeros(len(left), dtype=np.float64)
-    cuts[split] = [float32_cut(float(t)) for t in tree.threshold[split]]
-    feature = np.where(split, tree.feature, -1).astype(np.int64)
-    return EnsembleTree(
-        feature,
-        cuts,
-        left,
-        np.asarray(tree.children_right, dtype=np.int64),
-        np.where(split[:, None], 0.0, value).astype(np.float64),
-    )
-
-
-def ensemble_from_sklearn(
-    estimator: Any, features: Sequence[Feature] | None = None
-) -> TreeEnsemble:
-    """A fitted scikit-learn ensemble as a :class:`Forest` or :class:`BoostedTrees`.
-
-    Parameters
-    ----------
-    estimator : RandomForestClassifier, ExtraTreesClassifier or GradientBoostingClassifier
-        Fitted, single-output, trained without missing values; boosting with the log-loss and
-        the default initial estimate (``init=None`` or ``"zero"``).
-    features : sequence of Feature, optional
-        One per input column, in column order (default: real features named after
-        ``feature_names_in_`` or ``x0, x1, ...``).  A categorical feature whose values are
-        not numbers is read by its codes (positions in ``values``).
-
-    Raises
-    ------
-    InvalidModelError
-        Another estimator, an unfitted one, several outputs, NaN routing learned from missing
-        values, another loss or initial estimator, features that do not fit the columns.
-
-    Examples
-    --------
-    >>> from sklearn.ensemble import GradientBoostingClassifier
-    >>> X = [[0, 0], [0, 1], [1, 0], [1, 1]] * 5; y = ["a", "b", "b", "a"] * 5
-    >>> gb = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
-    >>> boosted = ensemble_from_sklearn(gb)
-    >>> boosted.decision, len(boosted.trees), boosted.predict([1, 0]), str(gb.predict([[1, 0]])[0])
-    ('sign', 20, 'b', 'b')
-    """
-    from sklearn.ensemble import (
-        ExtraTreesClassifier,
-        GradientBoostingClassifier,
-        RandomForestClassifier,
-    )
-
-    kind = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
-    if not isinstance(
-        estimator, (RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier)
-    ):
-        raise InvalidModelError(
-            "expected a RandomForestClassifier, ExtraTreesClassifier or "
-            f"GradientBoostingClassifier, found {kind}"
-        )
-    name = type(estimator).__name__
-    if not hasattr(estimator, "estimators_"):
-        raise InvalidModelError(f"the {name} is not fitted")
-    if getattr(estimator, "n_outputs_", 1) != 1:
-        raise InvalidModelError(
-            f"{name}: expected a single-output estimator, found {estimator.n_outputs_} outputs"
-        )
-    feats = _ensemble_features(estimator, features)
-    classes = _labels(estimator)
-    if isinstance(estimator, GradientBoostingClassifier):
-        return _boosted(estimator, feats, classes)
-    trees = list(estimator.estimators_)
-    _check_no_nan_routing(trees, name)
-    k = len(classes)
-    arrays = [_tree_arrays(e, np.asarray(e.tree_.value[:, 0, :k], dtype=np.float64)) for e in trees]
-    return Forest(feats, classes, arrays, np.zeros(k), 1.0 / len(arrays))
-
-
-def _boosted(estimator: Any, feats: list[Feature], classes: list[Any]) -> BoostedTrees:
-    from sklearn.dummy import DummyClassifier
-
-    loss = getattr(estimator, "loss", None)
-    if loss != "log_loss":
-        raise InvalidModelError(
-            f"GradientBoostingClassifier: expected loss='log_loss', found {loss!r} "
-            "(only the log-loss's link is encoded)"
-        )
-    init = estimator.init_
-    if not (init == "zero" or (isinstance(init, DummyClassifier) and init.strategy == "prior")):
-        raise InvalidModelError(
-            "GradientBoostingClassifier: expected the default initial estimate (init=None or "
-            f"'zero'), found {type(init).__name__}: an input-dependent start is not encoded"
-        )
-    stages = estimator.estimators_
-    flat = [e for row in stages for e in row]
-    _check_no_nan_routing(flat, "GradientBoostingClassifier")
-    zero = np.zeros((1, len(feats)), dtype=np.float32)
-    base = np.asarray(estimator._raw_predict_init(zero)[0], dtype=np.float64)
-    n_scores = stages.shape[1]
-    arrays = []
-    for row in stages:
-        for k, e in enumerate(row):
-            value = np.zeros((e.tree_.node_count, n_scores), dtype=np.float64)
-            value[:, k] = e.tree_.value[:, 0, 0]
-            arrays.append(_tree_arrays(e, value))
-    return BoostedTrees(feats, classes, arrays, base, float(estimator.learning_rate))
-
-
-# -- compilation into a decision graph -------------------------------------------------------------
-class _Levels:
-    """The features some split tests, each cut into the cells between its thresholds."""
-
-    def __init__(self, model: TreeEnsemble) -> None:
-        cuts: dict[int, set[float]] = {}
-        for t in model.trees:
-            for j, c in zip(t.feature[t.left >= 0].tolist(), t.threshold[t.left >= 0].tolist()):
-                cuts.setdefault(j, set()).add(c)
-        self.features: list[int] = sorted(cuts)
-        self.level = {j: lv for lv, j in enumerate(self.features)}
-        self.cuts: list[np.ndarray] = [np.array(sorted(cuts[j])) for j in self.features]
-        #: per level: the cells (value sets) and, per cell, the interval index of its values
-        self.cells: list[list[ValueSet]] = []
-        self.slots: list[list[int]] = []
-        for lv, j in enumerate(self.features):
-            f = model.features[j]
-            cells, slots = _cells(f, self.cuts[lv])
-            self.cells.append(cells)
-            self.slots.append(slots)
-
-    def admitted(self, lv: int, cut: float, left: bool) -> frozenset[int]:
-        """The cells of level ``lv`` on the ``left`` (``<= cut``) or right side."""
-        p = int(np.searchsorted(self.cuts[lv], cut))  # the position of the cut itself
-        return frozenset(c for c, s in enumerate(self.slots[lv]) if (s <= p) == left)
-
-
-def _cells(f: Feature, cuts: np.ndarray) -> tuple[list[ValueSet], list[int]]:
-    """The non-empty cells of ``f`` between ``cuts`` and their interval indices (the number
-    of cuts strictly below their values)."""
-    if f.is_discrete:
-        groups: dict[int, list[Any]] = {}
-        for v in f.values:
-            groups.setdefault(int(np.searchsorted(cuts, feature_number(f, v))), []).append(v)
-        slots = sorted(groups)
-        return [frozenset(groups[s]) for s in slots], slots
-    bounds = [-P.inf, *cuts.tolist(), P.inf]
-    cells, slots = [], []
-    domain = f.domain_set()
-    for s in range(len(bounds) - 1):
-        cell = domain & P.openclosed(bounds[s], bounds[s + 1])
-        if s == len(bounds) - 2:
-            cell = domain & P.open(bounds[s], P.inf)
-        if not f.is_empty(cell):
-            cells.append(cell)
-            slots.append(s)
-    return cells, slots
-
-
-def compile_ensemble(model: TreeEnsemble, budget: int = GRAPH_BUDGET) -> DecisionGraph:
-    """The decision graph of a tree ensemble: a reduced ordered MDD over the cells between
-    its thresholds, features in feature order.
-
-    Each tree is first made an ordered MDD whose terminals are its leaves (a node is the set
-    of leaves still consistent with the cells chosen above it).  The product of these, level
-    by level, carries one state per tree, and at the last level the class is computed from
-    the leaves reached exactly as :meth:`TreeEnsemble.predict` computes it (floating point,
-    in scikit-learn's order).  A state whose class the remaining features can no longer
-    change (the bounds of the scores, widened by the rounding error, do not overlap) goes
-    straight to a terminal.
-
-    Parameters
-    ----------
-    model : TreeEnsemble
-    budget : int
-        The most work done before giving up, in edges made (:data:`GRAPH_BUDGET`).
-
-    Raises
-    ------
-    GraphTooLargeError
-        The ensemble is too large for the graph route: the explainers then use SAT/SMT.
-
-    Examples
-    --------
-    >>> t = EnsembleTree(np.array([0, -1, -1]), np.array([0.5, 0, 0]), np.array([1, -1, -1]),
-    ...                  np.array([2, -1, -1]), np.array([[0, 0], [1.0, 0], [0, 1.0]]))
-    >>> f = Forest([Feature.boolean("a"), Feature.boolean("b")], ["no", "yes"],
-    ...            [t, t._replace(feature=np.array([1, -1, -1]))], [0.0, 0.0], 0.5)
-    >>> dg = compile_ensemble(f)
-    >>> [dg.predict([a, b]) == f.predict([a, b]) for a in (0, 1) for b in (0, 1)]
-    [True, True, True, True]
-    """
-    levels = _Levels(model)
-    n_levels = len(levels.features)
-    sizes = [len(c) for c in levels.cells]
-    cost = [0]
-
-    def spend(units: int) -> None:
-        cost[0] += units
-        if cost[0] > budget:
-            raise GraphTooLargeError(
-                f"the ensemble is too large for the graph route: compiling its "
-                f"{len(model.trees)} trees ({model.n_nodes} nodes) takes more than the "
-                f"budget of {budget} diagram edges; the SAT/SMT route is used instead"
-            )
-
-    single = MDDBuilder(sizes)
-    roots = []
-    leaf_of: list[tuple[int, int]] = []  # single-terminal label -> (tree, leaf)
-    for t, tree in enumerate(model.trees):
-        roots.append(_tree_mdd(single, levels, tree, t, leaf_of, spend))
-    # the single-tree diagrams as arrays, per level, for one vectorised step per product cell
-    n_single = len(single.level)
-    level = np.asarray(single.level, dtype=np.int64)
-    position = np.zeros(n_single, dtype=np.int64)
-    by_level: list[list[tuple[int, ...]]] = [[] for _ in range(n_levels)]
-    leaf = np.full(n_single, -1, dtype=np.int64)
-    for n in range(n_single):
-        if level[n] == n_levels:
-            leaf[n] = leaf_of[single.label[n]][1]
-        else:
-            position[n] = len(by_level[level[n]])
-            by_level[level[n]].append(single.children[n])
-    child = [
-        np.asarray(rows, dtype=np.int64).reshape(len(rows), sizes[lv])
-        for lv, rows in enumerate(by_level)
-    ]
-    lo, hi = _score_bounds(model, single, leaf_of)
-    unit = _unit(model)
-    slack = _rounding_slack(model)
-    sign = model.decision == "sign"
-    product = MDDBuilder(sizes)
-    memo: dict[bytes, int] = {}
-
-    def decided(states: np.ndarray) -> int | None:
-        low = model.base + lo[states].sum(axis=0) * unit
-        high = model.base + hi[states].sum(axis=0) * unit
-        if sign:
-            if low[0] > slack:
-                return 1
-            if high[0] < -slack:
-                return 0
-            return None
-        a = int(np.argmax(low))
-        if (low[a] - slack > np.delete(high, a)).all():
-            return a
-        return None
-
-    def build(states: np.ndarray) -> int:
-        key = states.tobytes()
-        found_node = memo.get(key)
-        if found_node is not None:
-            return found_node
-        lv = int(level[states].min())
-        spend(PRODUCT_EDGE_COST * (sizes[lv] if lv < n_levels else 1))
-        found = decided(states)
-        if found is not None:
-            node = product.terminal(found)
-        elif lv == n_levels:
-            scores = model._scores_of_leaves(leaf[states][None, :])
-            node = product.terminal(int(model._decide(scores)[0]))
-        else:
-            here = np.flatnonzero(level[states] == lv)
-            moves = child[lv][position[states[here]]]  # (trees here, cells)
-            kids = []
-            for cell in range(sizes[lv]):
-                nxt = states.copy()
-                nxt[here] = moves[:, cell]
-                kids.append(build(nxt))
-            node = product.node(lv, kids)
-        memo[key] = node
-        return node
-
-    root = build(np.asarray(roots, dtype=np.int64))
-    names = [model.features[j].name for j in levels.features]
-    return product.to_decision_graph(root, model.features, model.classes, names, levels.cells)
-
-
-def _unit(model: TreeEnsemble) -> float:
-    return 1.0 / len(model.trees) if isinstance(model, Forest) else model.scale
-
-
-def _rounding_slack(model: TreeEnsemble) -> float:
-    """A bound on how far the floating-point scores can be from the exact ones: ``T + 1``
-    roundings of relative error ``2**-53`` on sums of at most ``big`` in magnitude, with a
-    factor 8 to spare."""
-    unit = _unit(model)
-    big = float(np.abs(model.base).max()) + sum(
-        float(np.abs(t.value).max()) * unit for t in model.trees
-    )
-    return 4.0 * (len(model.trees) + 2) * 2.0**-52 * big + 1e-300
-
-
-def _tree_mdd(
-    single: MDDBuilder,
-    levels: _Levels,
-    tree: EnsembleTree,
-    t: int,
-    leaf_of: list[tuple[int, int]],
-    spend: Any,
-) -> int:
-    """The ordered MDD of one tree, its terminals the tree's leaves (labels into ``leaf_of``).
-
-    A node is the set of leaves consistent with the cells chosen at the levels above (what
-    the tree still computes depends on nothing else), a bit mask over the leaves."""
-    leaves = tree.leaves.tolist()
-    labels = []
-    for leaf in leaves:
-        labels.append(len(leaf_of))
-        leaf_of.append((t, leaf))
-    # per level, per cell: the mask of the leaves whose path admits the cell
-    admits = [[0] * len(c) for c in levels.cells]
-    tested: list[set[int]] = [set() for _ in leaves]
-    stack: list[tuple[int, dict[int, frozenset[int]]]] = [(0, {})]
-    k_of = {leaf: k for k, leaf in enumerate(leaves)}
-    while stack:
-        node, term = stack.pop()
-        if tree.left[node] < 0:
-            k = k_of[node]
-            for lv, cells in term.items():
-                for cell in cells:
-                    admits[lv][cell] |= 1 << k
-            tested[k] = set(term)
-            continue
-        lv = levels.level[int(tree.feature[node])]
-        cut = float(tree.threshold[node])
-        everything = frozenset(range(len(levels.cells[lv])))
-        for kid, side in ((int(tree.right[node]), False), (int(tree.left[node]), True)):
-            cells = term.get(lv, everything) & levels.admitted(lv, cut, side)
-            if cells:
-                stack.append((kid, {**term, lv: cells}))
-    used = sorted({lv for s in tested for lv in s})
-    everything_mask = (1 << len(leaves)) - 1
-    testing = {lv: sum(1 << k for k, s in enumerate(tested) if lv in s) for lv in used}
-    for lv in used:  # a leaf that does not test a level admits all its cells
-        free = everything_mask & ~testing[lv]
-        admits[lv] = [m | free for m in admits[lv]]
-    memo: dict[tuple[int, int], int] = {}
-
-    def build(i: int, mask: int) -> int:
-        if mask & (mask - 1) == 0:  # one leaf left
-            return single.terminal(labels[mask.bit_length() - 1])
-        while not mask & testing[used[i]]:  # no leaf left tests this level
-            i += 1
-        found = memo.get((i, mask))
-        if found is not None:
-            return found
-        lv = used[i]
-        spend(len(admits[lv]))
-        kids = [build(i + 1, mask & m) for m in admits[lv]]
-        memo[(i, mask)] = node = single.node(lv, kids)
-        return node
-
-    return build(0, everything_mask)
-
-
-def _score_bounds(
-    model: TreeEnsemble, single: MDDBuilder, leaf_of: list[tuple[int, int]]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per node of the single-tree diagrams, the least and greatest leaf value reachable."""
-    n = len(single.level)
-    lo = np.zeros((n, model.n_scores))
-    hi = np.zeros((n, model.n_scores))
-    for k in range(n):  # children are made before their parents
-        if single.level[k] == single.n_levels:
-            t, leaf = leaf_of[single.label[k]]
-            lo[k] = hi[k] = model.trees[t].value[leaf]
-        else:
-            kids = list(single.children[k])
-            lo[k] = lo[kids].min(axis=0)
-            hi[k] = hi[kids].max(axis=0)
-    return lo, hi
-
-
 __all__ = [
     "GRAPH_BUDGET",
     "BoostedTrees",
-    "EnsembleTree",
     "Forest",
     "TreeEnsemble",
-    "compile_ensemble",
-    "ensemble_from_sklearn",
-    "feature_number",
 ]
