@@ -7,11 +7,14 @@
 - Tests marked ``peers`` build peer libraries' environments from PyPI; the default run
   deselects them (``addopts`` in ``pyproject.toml``) and its last lines say how many were left
   out.  Every other test runs with pip pointed at no index, so none can download by accident.
+  A ``-m`` expression that does not name ``peers`` leaves them out too.
+- Tests marked ``slow`` run by default; the quick run ``pytest -m 'not slow'`` leaves them out.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ SHARED_FOLDERS = ("datasets", "xpg-examples")
 #: exit status of a run stopped because the shared folder is missing
 SHARED_MISSING_STATUS = int(pytest.ExitCode.USAGE_ERROR)
 PEERS_MARK = "peers"
+SLOW_MARK = "slow"
 _PEERS_LEFT_OUT = pytest.StashKey[int]()
 _WORKER_KEY = "xpg_peers_left_out"
 
@@ -73,6 +77,20 @@ def _pip_offline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     if request.node.get_closest_marker(PEERS_MARK) is None:
         monkeypatch.setenv("PIP_NO_INDEX", "1")
         monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave the peer comparisons out of a run whose ``-m`` expression does not name them.
+
+    A given ``-m`` replaces the default ``-m 'not peers'``, so without this the quick run
+    ``-m 'not slow'`` would build the peers' environments from PyPI.
+    """
+    if re.search(rf"\b{PEERS_MARK}\b", config.option.markexpr or ""):
+        return
+    peers = [item for item in items if item.get_closest_marker(PEERS_MARK)]
+    if peers:
+        items[:] = [item for item in items if not item.get_closest_marker(PEERS_MARK)]
+        config.hook.pytest_deselected(items=peers)
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:

@@ -177,4 +177,12 @@ def predict_rows(model: Model, X: Any) -> np.ndarray:
     return label_array([model.predict(row) for row in M.tolist()])
 
 
-__all__ = ["CompiledModel", "Instance", "Model", "refuse_uncompiled", "check_label", "checked_signature", "predict_rows"]
+__all__ = [
+    "CompiledModel",
+    "Instance",
+    "Model",
+    "refuse_uncompiled",
+    "check_label",
+    "checked_signature",
+    "predict_rows",
+]
