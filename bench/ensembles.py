@@ -1,4 +1,4 @@
-"""Tree ensembles explained exactly: xpg's :class:`~xpg.explain.ensemble.EnsembleExplainer`
+"""Tree ensembles explained exactly: xpg's ``xpg.Explainer(model).explain(instance)``
 against PyXAI 2.0.1 on scikit-learn random forests; xpg alone on extra trees and boosting.
 
 Usage: ``xpg bench ensembles [--quick] [--runs R] [--datasets a,b] [--models m,n]
@@ -14,9 +14,9 @@ binary and six multi-class, read by :mod:`bench.data`), every feature a real num
 tools.  Per dataset, model and tested instance, xpg's three tasks, each started from the
 instance (the explainer and its solver built in each call):
 
-* one AXp: ``find_axp()``; PyXAI: ``sufficient_reason()`` (one subset-minimal set of
+* one AXp: ``axp()``; PyXAI: ``sufficient_reason()`` (one subset-minimal set of
   binarised conditions, a MUS);
-* one CXp: ``find_cxp()``; PyXAI: ``minimal_contrastive_reason(n=1)`` (a contrastive reason
+* one CXp: ``cxp()``; PyXAI: ``minimal_contrastive_reason(n=1)`` (a contrastive reason
   of *smallest* size, by MaxSAT: a harder query; two classes only);
 * all AXps with a budget: ``enumerate(limit=L, timeout=S)`` (MARCO, AXps and CXps; the
   number of AXps and whether the list is complete), xpg alone: PyXAI has no enumeration of
@@ -94,8 +94,9 @@ from bench.runners.timing import (
 from bench.tables import base_parser, csv_text, out_dir, pick_rows, progress, write_outputs
 from xpg.core.features import Feature
 from xpg.errors import InvalidSeedError
-from xpg.explain.ensemble import EnsembleExplainer
-from xpg.models.ensemble import TreeEnsemble, ensemble_from_sklearn
+from xpg.explain.engine import Decision, Explainer
+from xpg.models.ensemble import TreeEnsemble
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.verify.verifier import Verifier
 
 CLOCK = cpu_clock_with_children
@@ -264,12 +265,12 @@ def our_calls(model: TreeEnsemble, x: list[float]) -> dict[str, Callable[[], Any
     """xpg's one AXp and one CXp, each from the instance (explainer built in the call)."""
 
     def one() -> tuple[str, ...]:
-        with EnsembleExplainer(model, x) as ex:
-            return ex.find_axp()
+        with Explainer(model).explain(x) as ex:
+            return ex.axp()
 
     def cxp() -> tuple[str, ...] | None:
-        with EnsembleExplainer(model, x) as ex:
-            return ex.find_cxp()
+        with Explainer(model).explain(x) as ex:
+            return ex.cxp()
 
     return {"one": one, "cxp": cxp}
 
@@ -278,7 +279,7 @@ def enumerate_all(model: TreeEnsemble, x: list[float], limit: int, timeout: floa
     """All AXps (and CXps) within the budget, with its CPU time (explainer included)."""
 
     def run() -> Any:
-        with EnsembleExplainer(model, x) as ex:
+        with Explainer(model).explain(x) as ex:
             return ex.route, ex.enumerate(limit=limit, timeout=timeout)
 
     seconds, _, (route, result) = calibrate(run, clock=CLOCK)
@@ -361,10 +362,10 @@ def time_instance(
 # --- exactness -----------------------------------------------------------------------------------
 
 
-def classify_seed(ex: EnsembleExplainer, names: Sequence[str], kind: str) -> str:
+def classify_seed(ex: Decision, names: Sequence[str], kind: str) -> str:
     """``exact``, ``nonminimal`` or ``invalid``: a feature set against the model's function."""
     try:
-        found = ex.find_axp(seed=list(names)) if kind == "axp" else ex.find_cxp(seed=list(names))
+        found = ex.axp(seed=list(names)) if kind == "axp" else ex.cxp(seed=list(names))
     except InvalidSeedError:
         return "invalid"
     return "exact" if set(found or ()) == set(names) else "nonminimal"
@@ -377,7 +378,7 @@ def classify_peer(model: TreeEnsemble, x: list[float], peer: dict[str, Any]) -> 
     def add(key: str, n: int = 1) -> None:
         counts[key] = counts.get(key, 0) + n
 
-    with EnsembleExplainer(model, x) as ex:
+    with Explainer(model).explain(x) as ex:
         groups = [
             ("sr", "axp", [peer["one"]] if peer.get("one") is not None else []),
             ("maj", "axp", peer.get("majoritary") or []),

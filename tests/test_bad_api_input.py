@@ -4,6 +4,7 @@ each raises a project error, and the good ones still work."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -95,39 +96,52 @@ def test_a_scikit_learn_tree_is_refused_with_what_to_do() -> None:
         xpg.find_axp(tree, X[0])
     assert str(err.value) == (
         "find_axp takes an ExplanationGraph (the graph of one instance), found a scikit-learn "
-        "DecisionTreeClassifier: for a scikit-learn model use xpg.explain_many(model, rows), or "
-        "build the graph with xg = xpg.ExplanationGraph.from_decision_graph("
-        "xpg.from_sklearn_tree(model, features), instance)"
+        "DecisionTreeClassifier: explain it with xpg.Explainer(model).explain(instance).axp() "
+        "(decision trees and tree ensembles; for another model, see xpg.probabilistic), or "
+        "xpg.explain_many(model, rows) for many rows"
     )
     assert isinstance(err.value, XpgError) and isinstance(err.value, TypeError)
-    with pytest.raises(xpg.NotAnExplanationGraphError, match="RandomForestClassifier: convert"):
+    instruction = (
+        "RandomForestClassifier: explain it with xpg.Explainer(model).explain(instance).cxp()"
+    )
+    with pytest.raises(xpg.NotAnExplanationGraphError, match=re.escape(instruction)):
         xpg.find_cxp(forest)
+    with xpg.Explainer(tree).explain(X[0]) as decision:  # the instruction works
+        assert decision.axp() == (f"x{tree.tree_.feature[0]}",)  # the root's test decides
 
 
-def test_an_ensemble_explainer_is_sent_to_its_own_methods() -> None:
-    """``find_axp(EnsembleExplainer)`` was a bare AttributeError ('... has no attribute n_vars')."""
+def test_an_explained_decision_is_sent_to_its_own_methods() -> None:
+    """``find_axp(EnsembleExplainer)`` was a bare AttributeError ('... has no attribute n_vars');
+    an explained decision (``xpg.Explainer(model).explain(instance)``) is sent to its method."""
     import xpg
 
     _, forest, X = _sklearn_tree_and_forest()
     model = xpg.ensemble_from_sklearn(forest)
-    with xpg.EnsembleExplainer(model, list(X[0])) as ex:
+    with xpg.Explainer(model).explain(list(X[0])) as decision:
         calls = {
-            "find_axp": lambda: xpg.find_axp(ex),
-            "find_cxp": lambda: xpg.find_cxp(ex),
-            "enumerate_explanations": lambda: xpg.enumerate_explanations(ex),
-            "Enumerator": lambda: xpg.Enumerator(ex),
+            "find_axp": lambda: xpg.find_axp(decision),
+            "find_cxp": lambda: xpg.find_cxp(decision),
+            "enumerate_explanations": lambda: xpg.enumerate_explanations(decision),
+            "Enumerator": lambda: xpg.Enumerator(decision),
+        }
+        method = {
+            "find_axp": "axp()",
+            "find_cxp": "cxp()",
+            "enumerate_explanations": "enumerate()",
+            "Enumerator": "iter_explanations()",
         }
         for name, call in calls.items():
             with pytest.raises(xpg.NotAnExplanationGraphError) as err:
                 call()
-            method = {"enumerate_explanations": "enumerate()", "Enumerator": "iter_explanations()"}
-            expected = method.get(name, f"{name}()")
             assert str(err.value) == (
-                f"{name} takes an ExplanationGraph (the graph of one instance), found an "
-                f"EnsembleExplainer: call its method, explainer.{expected}"
+                f"{name} takes an ExplanationGraph (the graph of one instance), found a "
+                f"Decision: call its own method, .{method[name]}"
             )
-            assert getattr(ex, expected.split("(")[0])  # the method named exists
-    with pytest.raises(xpg.NotAnExplanationGraphError, match="Forest model: use xpg.Ensemble"):
+            assert callable(getattr(decision, method[name].split("(")[0]))  # it exists
+    with pytest.raises(
+        xpg.NotAnExplanationGraphError,
+        match=re.escape("found a Forest: use xpg.Explainer(model).explain(instance).axp()"),
+    ):
         xpg.find_axp(model)
 
 
@@ -140,16 +154,21 @@ def test_models_decision_graphs_and_other_values_are_refused() -> None:
         "a", [(xpg.Literal.eq("a", 0), xpg.Leaf(0)), (xpg.Literal.eq("a", 1), xpg.Leaf(1))]
     )
     tree = xpg.DecisionTree([a], [0, 1], split)
+    explainer = "xpg.Explainer(model).explain(instance)."
     cases = [
-        (tree, "found a DecisionTree model: build the instance's graph with xg = "),
-        (tree.to_decision_graph(), "found a DecisionGraph (the model's graph, for every"),
+        (tree, f"found a DecisionTree: use {explainer}"),
+        (tree.to_decision_graph(), f"found a DecisionGraph: use {explainer}"),
         ([1, 0], "found a list: build it with xpg.ExplanationGraph.from_decision_graph("),
         (None, "found a NoneType: build it with"),
     ]
+    methods = {"find_axp": "axp()", "find_cxp": "cxp()", "enumerate_explanations": "enumerate()"}
     for value, message in cases:
         for query in (xpg.find_axp, xpg.find_cxp, xpg.enumerate_explanations):
-            with pytest.raises(xpg.NotAnExplanationGraphError, match=message.replace("(", r"\(")):
+            with pytest.raises(xpg.NotAnExplanationGraphError, match=re.escape(message)) as err:
                 query(value)
+            name = query.__name__
+            assert str(err.value).startswith(f"{name} takes an ExplanationGraph")
+            assert str(err.value).endswith(f"{explainer}{methods[name]}")
         with pytest.raises(xpg.NotAnExplanationGraphError, match="is_weak_axp takes"):
             xpg.is_weak_axp(value, [0])
     assert xpg.find_axp(and_xpg()) == ("a", "b")  # a graph still works
@@ -157,7 +176,7 @@ def test_models_decision_graphs_and_other_values_are_refused() -> None:
 
 def test_every_graph_query_refuses_what_is_not_a_graph() -> None:
     """is_member, classify_features, smallest_*, tree_* and membership_route on an
-    EnsembleExplainer or a scikit-learn tree were bare AttributeErrors (issue 28)."""
+    explained decision or a scikit-learn tree were bare AttributeErrors (issue 28)."""
     import xpg
     from xpg.examples import and_xpg
 
@@ -171,11 +190,16 @@ def test_every_graph_query_refuses_what_is_not_a_graph() -> None:
         "tree_axps": lambda g: list(xpg.tree_axps(g)),
         "tree_cxps": lambda g: list(xpg.tree_cxps(g)),
     }
-    with xpg.EnsembleExplainer(xpg.ensemble_from_sklearn(forest), list(X[0])) as ex:
+    with xpg.Explainer(forest).explain(list(X[0])) as decision:
         for name, query in queries.items():
-            for value, found in ((ex, "an EnsembleExplainer"), (tree, "a scikit-learn")):
-                with pytest.raises(xpg.NotAnExplanationGraphError, match=f"{name} takes.*{found}"):
+            for value, found in ((decision, "a Decision"), (tree, "a scikit-learn")):
+                with pytest.raises(
+                    xpg.NotAnExplanationGraphError, match=f"{name} takes.*{found}"
+                ) as err:
                     query(value)
+                # the instruction names a method of the decision
+                method = re.search(r"\.(\w+)\([^()]*\)(?: \(|$)", str(err.value))
+                assert method and callable(getattr(decision, method.group(1))), str(err.value)
             query(and_xpg())  # a graph still works
 
 

@@ -19,8 +19,8 @@ from conftest import REPO_ROOT, shared_path
 from sklearn.ensemble import RandomForestClassifier
 
 from xpg.core.features import Feature
-from xpg.explain.ensemble import EnsembleExplainer
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.explain.engine import Explainer
+from xpg.models.ensemble_import import ensemble_from_sklearn
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench import ensembles  # noqa: E402
@@ -59,7 +59,7 @@ def test_feature_sets_are_classified_as_the_complete_enumeration_says(seed: int)
     model = ensemble_from_sklearn(clf, [Feature.real(f"f{i}") for i in range(4)])
     names = [f.name for f in model.features]
     for x in X[:5].tolist():
-        with EnsembleExplainer(model, x) as ex:
+        with Explainer(model).explain(x) as ex:
             result = ex.enumerate()
             assert result.complete
             axps = {frozenset(a) for a in result.axps}
@@ -130,6 +130,7 @@ def check_rows(path: Path, with_peer: bool) -> list[dict[str, str]]:
 @pytest.mark.parametrize(
     "with_peer", [False, pytest.param(True, marks=pytest.mark.peers)], ids=["ours", "peers"]
 )
+@pytest.mark.slow
 def test_ensembles_quick(tmp_path: Path, with_peer: bool) -> None:
     argv = ["--quick", "--no-progress", "--datasets", "iris", "--models", "rf10-d3,gb50-d3"]
     argv += ["--instances", "2", "--data-dir", str(shared_path("datasets")), "--out", str(tmp_path)]

@@ -2,7 +2,7 @@
 
 Every traversal can run three ways: over Python lists (small graphs), over memoryviews of
 the numpy CSR arrays node by node (large graphs), and as vectorised frontier passes (past
-``reach.PYTHON_BUDGET`` visited nodes).  The thresholds are forced here so that each way
+``costs.PYTHON_BUDGET`` visited nodes).  The thresholds are forced here so that each way
 runs on the same hundreds of seeded random graphs (trees, DAGs, OBDDs), and every answer
 must be identical: the same AXp for the same deletion order, the same depth-first path,
 hence the same CXp.  The reference is a copy of the original list-based algorithms.
@@ -16,10 +16,9 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from xpg.core import xpgraph
+import xpg.core.costs as costs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidGraphError
-from xpg.explain import reach
 from xpg.explain.axp_cxp import axp_from_fixed, find_axp, find_cxp, shrink_weak_cxp
 from xpg.explain.reach import IncrementalReach, path_to_zero, zero_edge_vars, zero_path
 from xpg.testing import (
@@ -134,9 +133,9 @@ def graphs(seed: int) -> Iterator[ExplanationGraph]:
 @pytest.fixture(params=list(MODES))
 def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     small, as_lists, budget, _ = MODES[request.param]
-    monkeypatch.setattr(xpgraph, "SMALL_EDGES", small)
-    monkeypatch.setattr(xpgraph, "LIST_EDGES", as_lists)
-    monkeypatch.setattr(reach, "PYTHON_BUDGET", budget)
+    monkeypatch.setattr(costs, "SMALL_EDGES", small)
+    monkeypatch.setattr(costs, "LIST_EDGES", as_lists)
+    monkeypatch.setattr(costs, "PYTHON_BUDGET", budget)
     return str(request.param)
 
 
@@ -226,9 +225,9 @@ def test_traversal_arrays_match_a_plain_loop() -> None:
         assert xg.ends_at_zero().tolist() == ends
         small = list(xg.views())
         with pytest.MonkeyPatch.context() as m:
-            m.setattr(xpgraph, "SMALL_EDGES", 0)
+            m.setattr(costs, "SMALL_EDGES", 0)
             assert [list(s) for s in fresh_copy(xg).views()] == [list(s) for s in small]
-            m.setattr(xpgraph, "LIST_EDGES", 0)
+            m.setattr(costs, "LIST_EDGES", 0)
             assert all(isinstance(s, memoryview) for s in fresh_copy(xg).views())
             assert [list(s) for s in fresh_copy(xg).views()] == [list(s) for s in small]
 
@@ -247,6 +246,6 @@ def test_several_one_edges_are_reported() -> None:
     )
     for small in (0, 10**9):
         with pytest.MonkeyPatch.context() as m:
-            m.setattr(xpgraph, "SMALL_EDGES", small)
+            m.setattr(costs, "SMALL_EDGES", small)
             with pytest.raises(InvalidGraphError, match="'r' has 2 outgoing edges labelled 1"):
                 fresh_copy(xg).views()

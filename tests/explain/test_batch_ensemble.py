@@ -1,11 +1,12 @@
-"""Batches of rows on tree ensembles: the compiled-graph route and the per-row
-EnsembleExplainer route against brute force, and against each other.
+"""Batches of rows on tree ensembles: the compiled-graph route and the per-row oracle route
+(``sat-pb``, the ensemble's SAT oracle) against brute force, and against each other.
 
 Small random forests, extra trees and boosted ensembles (binary and multi-class) over small
-discrete domains are explained both ways (``graph_budget=1`` forces the explainer route);
+discrete domains are explained both ways (a compile budget of 1 forces the oracle route);
 every record's AXps, CXps and feature classes equal exhaustive evaluation through
-scikit-learn's ``predict``.  A breast-cancer forest too large to compile goes through the
-explainer route by itself and the verifier accepts its AXps.
+scikit-learn's ``predict``, and its robustness is the oracle's (the graph route's distance).
+A breast-cancer forest too large to compile goes through the oracle route by itself and the
+verifier accepts its AXps.
 """
 
 from __future__ import annotations
@@ -19,10 +20,18 @@ import pytest
 
 from xpg.errors import InvalidQueryError
 from xpg.explain.batch import BatchExplainer
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.explain.engine import Decision, Explainer
+from xpg.explain.exact_robustness import robustness
+from xpg.explain.oracle_robustness import oracle_robustness
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing.ensembles import SMALL_ENSEMBLE_KINDS, ensemble_oracle, random_small_ensemble
 
 KINDS = "axp,cxp,features"
+
+
+def _batch(model, budget=None, **options) -> BatchExplainer:
+    """The batch of ``model``'s rows with the compile budget ``budget`` (1: never compiled)."""
+    return BatchExplainer(Explainer(model, budget=budget, many=True), **options)
 
 
 def _family(lists):
@@ -43,9 +52,9 @@ def test_both_routes_equal_brute_force(kind: str) -> None:
         model = ensemble_from_sklearn(est, feats)
         rows = X[np.random.default_rng(seed).choice(len(X), size=min(6, len(X)), replace=False)]
         labels = est.predict(rows)
-        graph = BatchExplainer(model, kinds=KINDS, target="y")
-        solver = BatchExplainer(model, kinds=KINDS, target="y", graph_budget=1)
-        assert (graph.route, solver.route) == ("graph", "ensemble")
+        graph = _batch(model, kinds=KINDS, target="y")
+        solver = _batch(model, 1, kinds=KINDS, target="y")
+        assert (graph.route, solver.route) == ("graph", "sat-pb")
         frame = _frame(feats, rows, labels)
         by_graph = list(graph.explain_frame(frame))
         by_solver = list(solver.explain_frame(frame))
@@ -76,8 +85,8 @@ def test_bad_rows_give_the_same_error_records() -> None:
         {**dict(zip(names, X[0].tolist())), names[1]: float("nan")},
         {n: v for n, v in zip(names[1:], X[0].tolist()[1:], strict=True)},
     ]
-    graph = BatchExplainer(model)
-    solver = BatchExplainer(model, graph_budget=1)
+    graph = _batch(model)
+    solver = _batch(model, 1)
     for i, row in enumerate(bad):
         expected = graph.explain_row(i, row)
         assert set(expected) == {"row", "error"}
@@ -86,26 +95,45 @@ def test_bad_rows_give_the_same_error_records() -> None:
     assert list(solver.explain_frame(frame)) == list(graph.explain_frame(frame))
 
 
-def test_robustness_is_refused_up_front_when_the_ensemble_does_not_compile() -> None:
-    est, feats, _ = random_small_ensemble(1, "forest")
-    model = ensemble_from_sklearn(est, feats)
-    assert BatchExplainer(model, kinds="axp,robustness").route == "graph"
-    with pytest.raises(InvalidQueryError, match="robustness.*too large to compile"):
-        BatchExplainer(model, kinds="axp,robustness", graph_budget=1)
+@pytest.mark.parametrize("kind", ["forest", "boosted"])
+def test_robustness_of_an_ensemble_that_does_not_compile_is_the_oracles(kind: str) -> None:
+    """Robustness on the oracle route (was refused up front): each record's robustness is
+    :func:`~xpg.explain.oracle_robustness.oracle_robustness` of the row's oracle, and its
+    distance the graph route's."""
+    keys = ("distance", "counterexample", "counterexample_class")
+    for seed in range(4):
+        est, feats, X = random_small_ensemble(seed, kind)
+        model = ensemble_from_sklearn(est, feats)
+        graph = _batch(model, kinds="axp,robustness")
+        solver = _batch(model, 1, kinds="axp,robustness")
+        assert (graph.route, solver.route) == ("graph", "sat-pb")
+        for n, row in enumerate(X[:4].tolist()):
+            a, b = graph.explain_row(n, row), solver.explain_row(n, row)
+            with Explainer(model, route="sat").explain(row) as decision:
+                want = oracle_robustness(decision.oracle).to_json()
+            assert b["robustness"] == {k: want[k] for k in keys}, (seed, kind)
+            assert a["robustness"]["distance"] == b["robustness"]["distance"]
+            assert b["robustness"]["distance"] == robustness(model, row).to_json()["distance"]
+            cex = b["robustness"]["counterexample"]
+            if cex is not None:
+                moved = [[cex[f.name] for f in feats]]
+                assert str(est.predict(moved)[0]) == b["robustness"]["counterexample_class"]
+                assert b["robustness"]["counterexample_class"] != b["prediction"]
 
 
 def test_the_explainer_route_pickles_without_a_solver() -> None:
     est, feats, X = random_small_ensemble(2, "forest")
     model = ensemble_from_sklearn(est, feats)
-    explainer = BatchExplainer(model, graph_budget=1)
+    explainer = _batch(model, 1)
     copy = pickle.loads(pickle.dumps(explainer))
-    assert copy.route == "ensemble" and copy.dg is None
+    assert copy.route == "sat-pb" and copy.explainer.graph is None
     row = X[0].tolist()
     a, b = explainer.explain_row(0, row), copy.explain_row(0, row)
     a.pop("seconds"), b.pop("seconds")
     assert a == b
 
 
+@pytest.mark.slow
 def test_a_forest_too_large_to_compile_is_explained_and_verified() -> None:
     from sklearn.datasets import load_breast_cancer
     from sklearn.ensemble import RandomForestClassifier
@@ -115,8 +143,8 @@ def test_a_forest_too_large_to_compile_is_explained_and_verified() -> None:
     X, y = load_breast_cancer(return_X_y=True)
     rf = RandomForestClassifier(n_estimators=30, max_depth=4, random_state=0).fit(X, y)
     model = ensemble_from_sklearn(rf)
-    explainer = BatchExplainer(model, kinds="axp,cxp", limit=2)  # the default budget
-    assert explainer.route == "ensemble"
+    explainer = _batch(model, kinds="axp,cxp", limit=2)  # the default budget
+    assert explainer.route == "sat-pb"
     rows = X[[0, 20, 100]]
     records = list(explainer.explain_frame(_frame(model.features, rows)))
     with Verifier(model) as v:
@@ -134,16 +162,14 @@ def test_ctrl_c_in_a_solver_call_stops_the_batch(monkeypatch: pytest.MonkeyPatch
     """z3 catches SIGINT during a check and answers "unknown" (the oracle then raises an
     InvalidQueryError saying so): that is Ctrl-C, not an error of the row.  Was: an error
     record, and the run went on."""
-    from xpg.explain.ensemble import EnsembleExplainer
-
     est, feats, X = random_small_ensemble(4, "forest")
-    explainer = BatchExplainer(ensemble_from_sklearn(est, feats), graph_budget=1)
+    explainer = _batch(ensemble_from_sklearn(est, feats), 1)
     row = X[0].tolist()
 
     def interrupted(self: Any, limit: Any = None, timeout: Any = None) -> Any:
         raise InvalidQueryError("the z3 solver answered unknown: interrupted from keyboard")
 
-    monkeypatch.setattr(EnsembleExplainer, "enumerate", interrupted)
+    monkeypatch.setattr(Decision, "enumerate", interrupted)
     with pytest.raises(KeyboardInterrupt):
         explainer.explain_row(0, row)
 
@@ -155,13 +181,13 @@ def test_ctrl_c_in_a_solver_call_stops_the_batch(monkeypatch: pytest.MonkeyPatch
     def sat_interrupted(self: Any, limit: Any = None, timeout: Any = None) -> Any:
         raise error("Caught keyboard interrupt")
 
-    monkeypatch.setattr(EnsembleExplainer, "enumerate", sat_interrupted)
+    monkeypatch.setattr(Decision, "enumerate", sat_interrupted)
     with pytest.raises(KeyboardInterrupt):
         explainer.explain_row(0, row)
 
     def failed(self: Any, limit: Any = None, timeout: Any = None) -> Any:
         raise InvalidQueryError("the z3 solver answered unknown: max. memory exceeded")
 
-    monkeypatch.setattr(EnsembleExplainer, "enumerate", failed)
+    monkeypatch.setattr(Decision, "enumerate", failed)
     record = explainer.explain_row(0, row)  # any other failure stays the row's error
     assert record == {"row": 0, "error": "the z3 solver answered unknown: max. memory exceeded"}

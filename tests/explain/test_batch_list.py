@@ -1,6 +1,7 @@
-"""Batches of rows on decision lists too large to compile: the per-row DecisionListExplainer
-route (``graph_budget=2`` forces it on small random lists) against the compiled-graph route and
-brute force, record by record; and ``xpg explain`` on a list over the default budget."""
+"""Batches of rows on decision lists too large to compile: the per-row SAT oracle route
+(``list-sat``; a compile budget of 2 forces it on small random lists) against the
+compiled-graph route and brute force, record by record; and ``xpg explain`` on a list over the
+default budget."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from xpg.cli.main import main
 from xpg.errors import GraphTooLargeError
-from xpg.explain.batch import DEFAULT_ORACLE_TIMEOUT, BatchExplainer, explain_many
+from xpg.explain.batch import DEFAULT_ORACLE_TIMEOUT, BatchExplainer
+from xpg.explain.engine import Explainer, explain_many
 from xpg.io.model_json import save_model
 from xpg.models.decision_list import DecisionList
 from xpg.testing import (
@@ -55,13 +57,13 @@ def test_list_route_equals_the_graph_route_and_brute_force() -> None:
             refused += 1
         else:
             continue  # a constant list: nothing to force
-        listed = BatchExplainer(dl, kinds=KINDS, limit=None, graph_budget=2)
-        assert (listed.route, listed.dg, listed.timeout) == (
+        listed = BatchExplainer(Explainer(dl, budget=2, many=True), kinds=KINDS, limit=None)
+        assert (listed.route, listed.explainer.graph, listed.timeout) == (
             "list-sat",
             None,
             DEFAULT_ORACLE_TIMEOUT,
         )
-        graph = BatchExplainer(dl, kinds=KINDS, limit=None)
+        graph = BatchExplainer(Explainer(dl, many=True), kinds=KINDS, limit=None)
         assert (graph.route, graph.timeout) == ("graph", None)
         grid = grid_from_literals(dl.features, [lit for r in dl.rules for lit in r.conditions])
         for i, x in enumerate(rows):
@@ -91,23 +93,22 @@ def test_list_route_equals_the_graph_route_and_brute_force() -> None:
 def test_explain_many_falls_back_per_row_and_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
     """``explain_many`` (no budget parameter) on a list over the budget: records, not
     GraphTooLargeError; the explainer pickles without a solver."""
-    import xpg.models.decision_list as decision_list
-
     dl, rows = next((dl, rows) for dl, rows in _cases(12, 20) if len(dl.rules) > 3)
     want = [
         {k: v for k, v in r.items() if k != "seconds"} for r in explain_many(dl, rows, limit=None)
     ]
-    monkeypatch.setattr(decision_list, "GRAPH_BUDGET", 2)
+    # the default compile budget, 2 diagram nodes
+    monkeypatch.setattr(DecisionList.to_decision_graph, "__defaults__", (2,))
     with pytest.raises(GraphTooLargeError):
-        dl.to_decision_graph(budget=decision_list.GRAPH_BUDGET)
+        dl.to_decision_graph()
     got = list(explain_many(dl, rows, limit=None))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert list(g) == [*w, "seconds"]
         assert (g["row"], g["prediction"]) == (w["row"], w["prediction"])
         assert _family(g["axps"]) == _family(w["axps"]) and _family(g["cxps"]) == _family(w["cxps"])
-    copy = pickle.loads(pickle.dumps(BatchExplainer(dl, kinds="axp")))
-    assert copy.route == "list-sat" and copy.dg is None
+    copy = pickle.loads(pickle.dumps(BatchExplainer(Explainer(dl, many=True), kinds="axp")))
+    assert copy.route == "list-sat" and copy.explainer.graph is None
     assert _family(copy.explain_row(0, rows[0])["axps"]) == _family(got[0]["axps"])
 
 

@@ -16,11 +16,10 @@ import random
 import numpy as np
 import pytest
 
+import xpg.core.costs as costs
 from bench.randgen import random_layered_xpg, random_tree_xpg
-from xpg.core import xpgraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidGraphError
-from xpg.explain import reach
 from xpg.explain.axp_cxp import axp_from_fixed, find_axp, find_cxp
 from xpg.testing import (
     antichain_xpg,
@@ -53,6 +52,7 @@ def warm(xg: ExplanationGraph) -> ExplanationGraph:
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("kind", ["obdd", "tree"])
+@pytest.mark.slow
 def test_cold_and_warm_agree_on_large_graphs(kind: str, seed: int) -> None:
     """Past LIST_EDGES (memoryviews), many features: the first AXp, cold and warm, from the
     default seed and from the tested variables, and the CXp."""
@@ -60,7 +60,7 @@ def test_cold_and_warm_agree_on_large_graphs(kind: str, seed: int) -> None:
         xg = random_layered_xpg(110_000, 400, seed=seed)
     else:
         xg = random_tree_xpg(220_001, 400, seed=seed)
-    assert len(xg.edge_src) >= xpgraph.LIST_EDGES
+    assert len(xg.edge_src) >= costs.LIST_EDGES
     cold = fresh_copy(xg)
     axp = find_axp(cold)
     assert "tested_vars" not in cold._cache  # the default seed did not need them
@@ -74,8 +74,8 @@ def test_shortcut_built_mid_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """The shortcut built after the first refused attempt that explored anything, on the
     memoryview path: the same AXp as a search that never builds it and as one that starts
     with it, for every deletion order tried."""
-    monkeypatch.setattr(xpgraph, "SMALL_EDGES", 0)
-    monkeypatch.setattr(xpgraph, "LIST_EDGES", 0)
+    monkeypatch.setattr(costs, "SMALL_EDGES", 0)
+    monkeypatch.setattr(costs, "LIST_EDGES", 0)
     built = 0
     for seed in range(40):
         rng = random.Random(seed)
@@ -85,8 +85,8 @@ def test_shortcut_built_mid_search(monkeypatch: pytest.MonkeyPatch) -> None:
             order = rng.sample(tested, len(tested))
             answers = []
             for low, fraction, prebuilt in ((0, 10**9, False), (10**9, 1, False), (0, 1, True)):
-                monkeypatch.setattr(reach, "SHORTCUT_MIN", low)
-                monkeypatch.setattr(reach, "SHORTCUT_FRACTION", fraction)
+                monkeypatch.setattr(costs, "SHORTCUT_MIN", low)
+                monkeypatch.setattr(costs, "SHORTCUT_FRACTION", fraction)
                 copy = fresh_copy(xg)
                 if prebuilt:
                     copy.ends_at_zero()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from xpg import (
     DecisionGraph,
     ExplanationGraph,
@@ -18,6 +20,7 @@ from xpg import (
 from xpg.explain.reach import path_to_zero
 
 
+@pytest.mark.slow
 def test_deep_graphs_need_no_recursion(tmp_path: Path) -> None:
     """A chain of 3,000 tests (deeper than Python's recursion limit) through every step:
     validate, XpG, reachability, AXp, CXp, enumeration, .xpg write and read."""

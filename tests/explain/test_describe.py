@@ -31,9 +31,9 @@ from xpg.explain.describe import (
     explanation_counterexample,
     feature_cell,
 )
-from xpg.explain.ensemble import EnsembleExplainer
+from xpg.explain.engine import Explainer
 from xpg.explain.marco import enumerate_explanations
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing import random_decision_graph, random_row
 from xpg.testing.ensembles import random_small_ensemble
 from xpg.testing.features import domain_values
@@ -178,7 +178,7 @@ def test_bad_targets_and_names() -> None:
         explanation_counterexample(
             ExplanationGraph.from_decision_graph(and_graph(), {"a": 0, "b": 0}), ["b"]
         )
-    with pytest.raises(XpgError, match="expected an ExplanationGraph or an explainer"):
+    with pytest.raises(XpgError, match="expected an ExplanationGraph or an explained decision"):
         explanation_conditions(and_graph(), ["a"])  # type: ignore[arg-type]
 
 
@@ -199,7 +199,7 @@ def test_ensemble_conditions_and_counterexamples_by_brute_force(kind: str) -> No
         predicted = est.predict(points)
         for r in (0, 5):
             x = {f.name: int(v) for f, v in zip(feats, X[r].tolist())}
-            with EnsembleExplainer(model, x) as ex:
+            with Explainer(model, route="sat").explain(x) as ex:
                 result = ex.enumerate()
                 for axp in result.axps:
                     conditions = explanation_conditions(ex, axp)
@@ -222,7 +222,7 @@ def test_ensemble_cells_are_between_the_thresholds() -> None:
     est, feats, X = random_small_ensemble(3, "forest", n_features=3)
     model = ensemble_from_sklearn(est, feats)
     x = {f.name: int(v) for f, v in zip(feats, X[0].tolist())}
-    with EnsembleExplainer(model, x) as ex:
+    with Explainer(model, route="sat").explain(x) as ex:
         layout = ex.oracle.space.layout
         for i, f in enumerate(feats):
             cell = layout.cell_values(i, ex.oracle.space.instance_cell[i])
@@ -238,8 +238,8 @@ def test_ensemble_counterexample_ignores_the_enumeration_deadline() -> None:
     est, feats, X = random_small_ensemble(5, "forest")
     model = ensemble_from_sklearn(est, feats)
     x = {f.name: int(v) for f, v in zip(feats, X[1].tolist())}
-    with EnsembleExplainer(model, x) as ex:
-        cxp = ex.find_cxp()
+    with Explainer(model, route="sat").explain(x) as ex:
+        cxp = ex.cxp()
         if cxp is None:
             pytest.skip("this decision cannot change")
         ex.oracle.deadline = 0.0  # long past
@@ -250,7 +250,6 @@ def test_ensemble_counterexample_ignores_the_enumeration_deadline() -> None:
 def test_decision_list_oracle_conditions_and_counterexamples_by_brute_force() -> None:
     """The same on a decision list explained by its SAT oracle (no graph): conditions that
     suffice on every point of the finite domain, counterexamples the list classifies so."""
-    from xpg.explain.list_oracle import DecisionListExplainer
     from xpg.testing import random_features
     from xpg.testing.models import random_decision_list
 
@@ -261,7 +260,7 @@ def test_decision_list_oracle_conditions_and_counterexamples_by_brute_force() ->
         grid = [domain_values(f) for f in feats]
         names = [f.name for f in feats]
         x = dict(zip(names, random_row(seed, feats), strict=True))
-        with DecisionListExplainer(dl, x) as ex:
+        with Explainer(dl, route="sat").explain(x) as ex:
             result = ex.enumerate()
             for axp in result.axps:
                 conditions = explanation_conditions(ex, axp)

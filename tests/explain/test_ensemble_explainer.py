@@ -23,8 +23,9 @@ from xpg.errors import (
     InvalidSeedError,
     SolverClosedError,
 )
-from xpg.explain.ensemble import CellSpace, EnsembleExplainer, EnsembleOracle
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.explain.engine import Decision, Explainer
+from xpg.explain.ensemble import CellSpace, EnsembleOracle
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing import domain_values
 from xpg.testing.ensembles import SMALL_ENSEMBLE_KINDS as ENSEMBLE_KINDS
 from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
@@ -32,6 +33,11 @@ from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
 
 def _family(items):
     return {frozenset(x) for x in items}
+
+
+def _explained(model, x, route="sat", **options) -> Decision:
+    """The decision of ``model`` on ``x`` by ``route`` (``"sat"``: the ensemble's oracle)."""
+    return Explainer(model, route=route, **options).explain(x)
 
 
 def _case(seed: int, kind: str):
@@ -48,14 +54,14 @@ def test_enumeration_equals_brute_force_on_many_ensembles(kind: str) -> None:
     for seed in range(50):
         est, feats, model, x = _case(seed, kind)
         oracle = ensemble_oracle(est, feats, x)
-        with EnsembleExplainer(model, x) as ex:
+        with _explained(model, x) as ex:
             assert ex.prediction == est.predict(np.array([[float(x[f.name]) for f in feats]]))[0]
             result = ex.enumerate()
             assert result.complete
             assert _family(result.axps) == oracle.axps, (seed, kind)
             assert _family(result.cxps) == oracle.cxps, (seed, kind)
-            assert frozenset(ex.find_axp()) in oracle.axps
-            cxp = ex.find_cxp()
+            assert frozenset(ex.axp()) in oracle.axps
+            cxp = ex.cxp()
             assert (cxp is None) == (not oracle.cxps)
             assert cxp is None or frozenset(cxp) in oracle.cxps
 
@@ -68,7 +74,7 @@ def test_every_route_agrees_with_brute_force(route: str, kind: str) -> None:
     for seed in seeds:
         est, feats, model, x = _case(seed, kind)
         oracle = ensemble_oracle(est, feats, x)
-        with EnsembleExplainer(model, x, route, shortcuts=False) as ex:
+        with _explained(model, x, route, shortcuts=False) as ex:
             result = ex.enumerate()
             assert result.complete
             assert _family(result.axps) == oracle.axps, (seed, kind, route)
@@ -93,7 +99,7 @@ def test_membership_classes_and_smallest_agree_with_brute_force(kind: str) -> No
         est, feats, model, x = _case(seed, kind)
         oracle = ensemble_oracle(est, feats, x)
         members, necessary = oracle.members(), oracle.necessary()
-        with EnsembleExplainer(model, x, shortcuts=seed % 2 == 0) as ex:
+        with _explained(model, x, shortcuts=seed % 2 == 0) as ex:
             for f in feats:
                 for k in ("axp", "cxp"):
                     answer = ex.is_member(f.name, k)
@@ -118,6 +124,7 @@ def test_membership_classes_and_smallest_agree_with_brute_force(kind: str) -> No
 
 
 @pytest.mark.parametrize("backend", ["pb", "lra"])
+@pytest.mark.slow
 def test_the_oracle_layers_answer_alike(backend: str) -> None:
     """Exhaustive evaluation, the bound and branch and bound, and the solver alone agree
     with brute force on every set of fixed features; the fixed features a proof says it
@@ -155,7 +162,7 @@ def test_the_oracle_layers_answer_alike(backend: str) -> None:
                         cores += len(o.last_core) < len(fixed)
                 # the branch and bound alone (the greedy search usually answers before it)
                 mask = np.isin(np.arange(len(feats)), fixed)
-                decided, w = oracles[1]._branch_and_bound(mask, 100_000)
+                decided, w = oracles[1]._search.branch_and_bound(mask, 100_000)
                 assert decided and (w is not None) == other, (seed, fixed)
         exact_cases += oracles[0].exact_vote
         if oracles[0].exact_vote:  # the solver states the model's function: never refuted
@@ -171,7 +178,7 @@ def test_verifier_accepts_the_answers() -> None:
 
     for seed, kind in [(400, "forest"), (401, "boosted"), (402, "extra-trees"), (403, "boosted")]:
         est, feats, model, x = _case(seed, kind)
-        with EnsembleExplainer(model, x) as ex, Verifier(model) as v:
+        with _explained(model, x) as ex, Verifier(model) as v:
             result = ex.enumerate()
             for axp in result.axps:
                 assert v.verify_axp(x, axp).holds
@@ -206,49 +213,49 @@ def test_feature_groups_on_one_hot_columns() -> None:
             x = {"colour": value, "a": av}
             oracle = ensemble_oracle(est, feats, x, columns=columns)
             for shortcuts in (True, False):
-                with EnsembleExplainer(model, x, groups=groups, shortcuts=shortcuts) as ex:
+                with _explained(model, x, groups=groups, shortcuts=shortcuts) as ex:
                     result = ex.enumerate()
                     assert _family(result.axps) == oracle.axps
                     assert _family(result.cxps) == oracle.cxps
                     assert set(ex.features) == {"colour", "a"}
     with pytest.raises(InvalidQueryError):
-        EnsembleExplainer(model, {"colour": "red", "a": 0}, "graph", groups=groups)
+        _explained(model, {"colour": "red", "a": 0}, "graph", groups=groups)
 
 
 def test_bad_input_gives_named_errors() -> None:
     est, feats, model, x = _case(5, "forest")
     with pytest.raises(InvalidInstanceError):
-        EnsembleExplainer(model, list(x.values())[:-1])
+        _explained(model, list(x.values())[:-1])
     with pytest.raises(InvalidInstanceError):
-        EnsembleExplainer(model, {**x, "nope": 1})
+        _explained(model, {**x, "nope": 1})
     with pytest.raises(InvalidInstanceError):
-        EnsembleExplainer(model, {**x, feats[0].name: 99})
+        _explained(model, {**x, feats[0].name: 99})
     with pytest.raises(InvalidQueryError):
-        EnsembleExplainer(model, x, "fast")  # type: ignore[arg-type]
-    with EnsembleExplainer(model, x) as ex:
+        _explained(model, x, "fast")
+    with _explained(model, x) as ex:
         with pytest.raises(InvalidFeatureError):
             ex.is_member("nope")
         with pytest.raises(InvalidQueryError):
             ex.is_member(feats[0].name, "bxp")  # type: ignore[arg-type]
         with pytest.raises(InvalidFeatureError):
-            ex.find_axp(seed=["nope"])
-        cxp = ex.find_cxp()
+            ex.axp(seed=["nope"])
+        cxp = ex.cxp()
         if cxp is not None:
             with pytest.raises(InvalidSeedError):  # fixing nothing is no weak AXp
-                ex.find_axp(seed=[])
+                ex.axp(seed=[])
     with pytest.raises(SolverClosedError):
-        ex.find_axp()
+        ex.axp()
 
 
 def test_seeds_and_budgets() -> None:
     for seed in range(500, 520):
         est, feats, model, x = _case(seed, "forest")
         oracle = ensemble_oracle(est, feats, x)
-        with EnsembleExplainer(model, x) as ex:
+        with _explained(model, x) as ex:
             for axp in oracle.axps:  # a seed that is an AXp comes back whole
-                assert frozenset(ex.find_axp(seed=sorted(axp))) == axp
+                assert frozenset(ex.axp(seed=sorted(axp))) == axp
             for cxp in oracle.cxps:
-                assert frozenset(ex.find_cxp(seed=sorted(cxp))) == cxp
+                assert frozenset(ex.cxp(seed=sorted(cxp))) == cxp
             total = len(oracle.axps) + len(oracle.cxps)
             first = ex.enumerate(limit=1)
             assert len(first.axps) + len(first.cxps) == 1
@@ -256,6 +263,7 @@ def test_seeds_and_budgets() -> None:
             assert ex.enumerate(timeout=0).complete is False or total == 0
 
 
+@pytest.mark.slow
 def test_the_oracle_layers_answer_alike_on_groups() -> None:
     """As above, with one-hot groups (unordered cells) beside a plain feature: the bound and
     the branch and bound over cell sets agree with brute force on every set of fixed
@@ -293,19 +301,20 @@ def test_the_oracle_layers_answer_alike_on_groups() -> None:
                     assert (solver.check(fixed) is not None) == possible, (seed, fixed)
                     # the branch and bound alone (no greedy search, no exhaustive evaluation)
                     mask = np.isin(np.arange(3), fixed)
-                    decided, w = bnb._branch_and_bound(mask, 10_000)
+                    decided, w = bnb._search.branch_and_bound(mask, 10_000)
                     assert decided and (w is not None) == possible, (seed, fixed)
                     checked += 1
     assert checked == 20 * 8
 
 
+@pytest.mark.slow
 def test_a_deadline_inside_a_solver_call_is_a_timeout() -> None:
     """A deadline that ends inside a solver call raises OracleTimeout (which ends an
     enumeration quietly), whatever millisecond z3's timer fires at: never an error."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.ensemble import RandomForestClassifier
 
-    from xpg.explain.ensemble.oracle import OracleTimeout
+    from xpg.explain.oracle_abc import OracleTimeout
 
     X, y = load_breast_cancer(return_X_y=True)
     rf = RandomForestClassifier(n_estimators=50, max_depth=6, random_state=0).fit(X, y)
@@ -322,19 +331,20 @@ def test_a_deadline_inside_a_solver_call_is_a_timeout() -> None:
     assert timeouts > 5
 
 
+@pytest.mark.slow
 def test_deletion_defers_the_questions_only_a_solver_decides() -> None:
     """An AXp by deletion first asks without the solver and comes back to the questions the
     cheap decisions left open: the result is still a subset-minimal AXp (brute force), and
     such questions do occur (the greedy search is switched off so that more are left)."""
-    from xpg.explain.ensemble.oracle import Undecided
-    from xpg.explain.ensemble.queries import axp_from_fixed, tested
+    from xpg.explain.axp_cxp import axp_from_fixed
+    from xpg.explain.oracle_abc import Undecided
 
     deferred = 0
     for seed in range(600, 640):
         est, feats, model, x = _case(seed, ENSEMBLE_KINDS[seed % 4])
         truth = ensemble_oracle(est, feats, x)
         with EnsembleOracle(CellSpace(model, x), exhaustive_limit=0, bnb_nodes=0) as oracle:
-            oracle._greedy = lambda free, passes=2: None  # type: ignore[method-assign]
+            oracle._search.greedy = lambda free, passes=2: None  # type: ignore[method-assign]
             ask = oracle.check
 
             def counted(fixed, *, solver=True, ask=ask):
@@ -346,7 +356,7 @@ def test_deletion_defers_the_questions_only_a_solver_decides() -> None:
                     raise
 
             oracle.check = counted  # type: ignore[method-assign]
-            axp = {oracle.space.names[i] for i in axp_from_fixed(oracle, tested(oracle))}
+            axp = {oracle.space.names[i] for i in axp_from_fixed(oracle, oracle.tested())}
             assert frozenset(axp) in truth.axps, (seed, axp)
     assert deferred > 20
 
@@ -379,6 +389,7 @@ def _spaces():
         yield model, CellSpace(model, x, groups)
 
 
+@pytest.mark.slow
 def test_the_descent_over_cells_reaches_the_models_leaves() -> None:
     """The oracle evaluates inputs as cells (``CellLayout.leaf_indices``): on every cell
     choice of small ensembles, with and without groups, it reaches the leaves the model's
@@ -390,6 +401,7 @@ def test_the_descent_over_cells_reaches_the_models_leaves() -> None:
         assert np.array_equal(space.layout.leaf_indices(cells), expected)
 
 
+@pytest.mark.slow
 def test_the_greedy_scores_along_a_feature_are_the_models() -> None:
     """The greedy search scores every cell of one feature from the leaf table (the leaves
     holding the current input on the other features): the same scores as the model's on
@@ -400,14 +412,16 @@ def test_the_greedy_scores_along_a_feature_are_the_models() -> None:
         with EnsembleOracle(space) as oracle:
             n_trees = len(model.trees) if model.json_type == "forest" else 1
             current = np.asarray([rng.integers(0, k) for k in space.n_cells])
-            missed = np.stack([oracle._excludes(i, c) for i, c in enumerate(current)], axis=1)
+            missed = np.stack(
+                [oracle._search.table.excludes(i, c) for i, c in enumerate(current)], axis=1
+            )
             for i, k in enumerate(space.n_cells):
                 near = np.flatnonzero(missed.sum(axis=1) == missed[:, i])
                 cells = np.tile(current, (k, 1))
                 cells[:, i] = np.arange(k)
                 expected = model.scores(space.rows(cells)) * n_trees
-                assert np.allclose(oracle._scores_along(i, near), expected)
-            found = oracle._greedy(np.arange(len(space.n_cells)))
+                assert np.allclose(oracle._search.scores_along(i, near), expected)
+            found = oracle._search.greedy(np.arange(len(space.n_cells)))
             if found is not None:
                 label = model.predict_batch(space.rows(found[None, :]))[0]
                 assert label != oracle.prediction_label

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import xpg.explain.graph_oracle
+import xpg.core.costs as costs
 import xpg.explain.marco
 from xpg import Enumerator, ExplanationGraph, enumerate_explanations, is_weak_axp, is_weak_cxp
 from xpg.core.features import Feature
@@ -21,7 +21,7 @@ ROUTES = ["masks", "graph"]
 
 
 def _route(monkeypatch: pytest.MonkeyPatch, route: str) -> None:
-    monkeypatch.setattr(xpg.explain.graph_oracle, "MASK_EDGES", 10**9 if route == "masks" else -1)
+    monkeypatch.setattr(costs, "MASK_EDGES", 10**9 if route == "masks" else -1)
 
 
 def _or_of_ands(terms: int, width: int) -> ExplanationGraph:
@@ -119,6 +119,7 @@ class _StuckSolver:
         return getattr(self.inner, name)
 
 
+@pytest.mark.slow
 def test_the_watchdog_interrupts_a_sat_call_and_stops(monkeypatch: pytest.MonkeyPatch) -> None:
     _route(monkeypatch, "graph")
     new_solver = xpg.explain.marco._new_solver

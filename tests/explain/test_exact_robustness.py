@@ -137,6 +137,7 @@ def _check(model: Any, values: list[Any], rng: random.Random) -> bool:
 
 
 @pytest.mark.parametrize("kind", ["tree", "dag", "ordered"])
+@pytest.mark.slow
 def test_random_graphs_against_brute_force(kind: str) -> None:
     rng = random.Random(["tree", "dag", "ordered"].index(kind))
     checked = repeated = 0
@@ -162,6 +163,7 @@ def test_bounded_graphs_against_brute_force() -> None:
     assert checked >= 100
 
 
+@pytest.mark.slow
 def test_models_against_brute_force() -> None:
     """The project's own model kinds: trees, decision lists, OMDDs and OBDDs (dd)."""
     rng = random.Random(5)

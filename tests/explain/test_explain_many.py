@@ -16,6 +16,7 @@ from xpg.core.features import Feature
 from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError
 from xpg.examples import and_graph
 from xpg.explain.batch import BatchExplainer, convert_value, parse_kinds
+from xpg.explain.engine import Explainer
 from xpg.testing import ClassTable, random_decision_graph
 
 KEYS = ["row", "prediction", "axps", "cxps", "complete", "seconds"]
@@ -151,7 +152,7 @@ def test_models_of_every_form() -> None:
     strip = [{k: v for k, v in r.items() if k != "seconds"} for r in by_tree]
     assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in by_sklearn]
     assert [r["prediction"] for r in by_tree] == ["0", "1", "1", "0"]
-    with pytest.raises(InvalidModelError, match="expected a DecisionGraph"):
+    with pytest.raises(InvalidModelError, match="expected an xpg model .*found str"):
         list(xpg.explain_many("model.json", []))
 
 
@@ -187,7 +188,7 @@ def test_robustness_records_match_the_query() -> None:
 def test_the_explainer_pickles() -> None:
     import pickle
 
-    explainer = BatchExplainer(and_graph(), kinds="axp,cxp", target="y")
+    explainer = BatchExplainer(Explainer(and_graph()), kinds="axp,cxp", target="y")
     copy = pickle.loads(pickle.dumps(explainer))
     row = {"a": 1, "b": 1, "y": 1}
     first, second = explainer.explain_row(0, row), copy.explain_row(0, row)
@@ -229,7 +230,6 @@ def test_conditions_say_what_each_explanation_means(kind: str) -> None:
     :func:`~xpg.explain.describe.explanation_conditions`; each counterexample changes only its
     CXp's features and gets, by the model's own ``predict``, the class it names; compiled and
     on the ensemble route alike."""
-    from xpg.explain.batch import BatchExplainer
     from xpg.explain.describe import explanation_conditions
     from xpg.testing import random_sklearn_ensemble
 
@@ -239,7 +239,9 @@ def test_conditions_say_what_each_explanation_means(kind: str) -> None:
         names = [f.name for f in model.features]
         rows = [points[i].tolist() for i in range(0, len(points), max(1, len(points) // 5))]
         for budget in (None, 1):  # compiled; the ensemble route
-            explainer = BatchExplainer(model, kinds="axp,cxp,conditions", graph_budget=budget)
+            explainer = BatchExplainer(
+                Explainer(model, budget=budget, many=True), kinds="axp,cxp,conditions"
+            )
             for n, row in enumerate(rows):
                 record = explainer.explain_row(n, row)
                 if budget is None:
@@ -250,7 +252,7 @@ def test_conditions_say_what_each_explanation_means(kind: str) -> None:
                         explanation_conditions(target, a) for a in record["axps"]
                     ]
                 else:
-                    with xpg.EnsembleExplainer(model, row) as target:
+                    with xpg.Explainer(model, route="sat").explain(row) as target:
                         assert record["conditions"] == [
                             explanation_conditions(target, a) for a in record["axps"]
                         ]

@@ -14,6 +14,7 @@ import random
 
 import pytest
 
+import xpg.core.costs as costs
 import xpg.explain.relevance as relevance
 from xpg import ExplanationGraph
 from xpg.explain.reach import IncrementalReach
@@ -46,13 +47,9 @@ def test_tree_route_builds_no_adjacency_lists(monkeypatch: pytest.MonkeyPatch) -
 
 def test_listing_estimate_is_linear_in_the_edges() -> None:
     xg = antichain_xpg(16)
-    assert relevance.listing_seconds(xg) == pytest.approx(
-        relevance._LIST_SECONDS_PER_EDGE * 131_070
-    )
+    assert relevance.listing_seconds(xg) == pytest.approx(costs.LIST_SECONDS_PER_EDGE * 131_070)
     small = antichain_xpg(4)
-    assert relevance.listing_seconds(small) == pytest.approx(
-        relevance._DFS_LIST_SECONDS_PER_EDGE * 30
-    )
+    assert relevance.listing_seconds(small) == pytest.approx(costs.DFS_LIST_SECONDS_PER_EDGE * 30)
 
 
 def test_enumeration_decides_trees_with_few_explanations(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,9 +58,9 @@ def test_enumeration_decides_trees_with_few_explanations(monkeypatch: pytest.Mon
     after three explanations and the dispatcher never lists; the old dispatcher always
     listed.  The forced tree route never enumerates; all answers agree."""
     xg = irrelevant_subtree_xpg(14)
-    assert xg.n_edges > 20_000  # relevance._RACE_EDGES: enumeration races on this tree
+    assert xg.n_edges > costs.RACE_EDGES  # enumeration races on this tree
     expected = ((), ("x0", "x1"), tuple(f"y{i}" for i in range(14)))
-    monkeypatch.setattr(relevance, "_LIST_SECONDS_PER_EDGE", 1.0)
+    monkeypatch.setattr(costs, "LIST_SECONDS_PER_EDGE", 1.0)
     result = classify_features(fresh_copy(xg))
     assert result.route == "sat" and result.sat_calls == 0 and result.enumerated == 3
     assert "enumeration (MARCO) found all 3 explanations" in result.reason
@@ -107,7 +104,7 @@ def test_every_branch_matches_the_oracle(allowance: str, monkeypatch) -> None:
     """Random trees of 64 edges and more, with the race on every size of tree: with no time
     (always the listing) or ample time (deletions, then enumeration decide when they can),
     the classes are the Oracle's."""
-    monkeypatch.setattr(relevance, "_RACE_EDGES", 0, raising=False)
+    monkeypatch.setattr(costs, "RACE_EDGES", 0)
     seconds = -1.0 if allowance == "none" else 60.0
     monkeypatch.setattr(relevance, "listing_seconds", lambda xg: seconds, raising=False)
     rng = random.Random(27)
@@ -115,7 +112,7 @@ def test_every_branch_matches_the_oracle(allowance: str, monkeypatch) -> None:
     checked = 0
     while checked < 60:
         xg = random_xpg(rng, tree=True, max_vars=8, max_internal=60)
-        if xg.n_edges < relevance._LIST_FIRST_EDGES:
+        if xg.n_edges < costs.LIST_FIRST_EDGES:
             continue
         checked += 1
         truth = Oracle.of_xpg(xg)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-import xpg.explain.marco
+import xpg.core.costs as costs
 from xpg import (
     ExplanationGraph,
     enumerate_explanations,
@@ -31,7 +31,6 @@ from xpg import (
     read_xpg_text,
     write_xpg,
 )
-from xpg.core.xpgraph import LIGHT_EDGES
 from xpg.explain.mask_families import (
     minimal_hitting_masks,
     minimal_masks,
@@ -117,7 +116,7 @@ def test_minimal_hitting_masks_give_up_beyond_the_budget() -> None:
 def test_dualization_and_marco_give_the_same_explanations(
     route: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(xpg.explain.marco, "_DUAL_WORK", 10**9 if route == "dual" else -1)
+    monkeypatch.setattr(costs, "DUAL_WORK", 10**9 if route == "dual" else -1)
     for xg in GRAPHS[::3]:
         result = enumerate_explanations(_as_light(xg))
         truth = Oracle.of_xpg(xg)
@@ -151,7 +150,7 @@ def test_mid_sized_files_are_explained_without_numpy(tmp_path: Path) -> None:
         )
         cases.append(random_xpg(seed, tree=True, max_vars=40, max_internal=3000))
     for k, xg in enumerate(cases):
-        assert 512 <= xg.n_edges < LIGHT_EDGES
+        assert 512 <= xg.n_edges < costs.LIGHT_EDGES
         path = tmp_path / f"g{k}.xpg"
         write_xpg(xg, path)
         code = (

@@ -13,8 +13,8 @@ from xpg.compile.bdd import bdd_manager, check_size
 from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal
 from xpg.errors import GraphTooLargeError
-from xpg.explain.ensemble.explainer import QueryTimeout
-from xpg.explain.list_oracle import ROUTE, DecisionListExplainer, DecisionListOracle, ListSpace
+from xpg.explain.engine import Decision, Explainer, QueryTimeout
+from xpg.explain.list_oracle import ROUTE, DecisionListOracle, ListSpace
 from xpg.models.decision_list import (
     DecisionList,
     Rule,
@@ -30,6 +30,11 @@ from xpg.testing import (
     random_features,
     random_instance,
 )
+
+
+def _explained(dl: DecisionList, instance: dict[str, Any]) -> Decision:
+    """The decision of ``dl`` on ``instance``, over its SAT oracle (never compiled)."""
+    return Explainer(dl, route="sat").explain(instance)
 
 
 def _truth(dl: DecisionList, instance: dict[str, Any]) -> Oracle:
@@ -60,7 +65,7 @@ def test_every_query_is_exact(kinds: list[str] | None) -> None:
             assert "too large to compile" in str(err)
             refused += 1
         truth = _truth(dl, x)
-        with DecisionListExplainer(dl, x) as ex:
+        with _explained(dl, x) as ex:
             assert ex.route == ROUTE == "list-sat"
             assert ex.prediction == dl.predict(x)
             result = ex.enumerate()
@@ -68,8 +73,8 @@ def test_every_query_is_exact(kinds: list[str] | None) -> None:
             assert {frozenset(a) for a in result.axps} == truth.axps
             assert {frozenset(c) for c in result.cxps} == truth.cxps
             assert len(result.axps) == len(truth.axps) and len(result.cxps) == len(truth.cxps)
-            assert frozenset(ex.find_axp()) in truth.axps
-            cxp = ex.find_cxp()
+            assert frozenset(ex.axp()) in truth.axps
+            cxp = ex.cxp()
             assert (cxp is None) == (not truth.cxps)
             assert cxp is None or frozenset(cxp) in truth.cxps
             members = truth.members()
@@ -99,18 +104,18 @@ def test_explanations_from_seeds() -> None:
 
     for dl, x in _cases(9, 20, None):
         truth = _truth(dl, x)
-        with DecisionListExplainer(dl, x) as ex:
+        with _explained(dl, x) as ex:
             for axp in truth.axps:
                 seed = sorted(axp | {ex.features[0]})
-                found = frozenset(ex.find_axp(seed))
+                found = frozenset(ex.axp(seed))
                 assert found in truth.axps and found <= set(seed)
             for cxp in truth.cxps:
                 seed = sorted(cxp | {ex.features[-1]})
-                found = frozenset(ex.find_cxp(seed))
+                found = frozenset(ex.cxp(seed))
                 assert found in truth.cxps and found <= set(seed)
             if truth.cxps and frozenset() not in truth.axps:
                 with pytest.raises(InvalidSeedError, match="not a weak AXp"):
-                    ex.find_axp([])
+                    ex.axp([])
 
 
 def test_the_rule_that_always_fires_and_constant_lists() -> None:
@@ -121,14 +126,14 @@ def test_the_rule_that_always_fires_and_constant_lists() -> None:
         [Rule([Literal.eq("a", 1)], "y"), Rule([], "x"), Rule([Literal.gt("n", 2)], "z")],
         "z",
     )
-    with DecisionListExplainer(always, {"a": 0, "n": 4}) as ex:
+    with _explained(always, {"a": 0, "n": 4}) as ex:
         # the empty rule decides whenever a = 0: class z is never reached
         assert ex.prediction == "x"
-        assert ex.find_axp() == ("a",) and ex.find_cxp() == ("a",)
+        assert ex.axp() == ("a",) and ex.cxp() == ("a",)
         assert ex.enumerate().axps == [("a",)]
     constant = DecisionList(feats, ["x", "y"], [Rule([Literal.eq("a", 1)], "x")], "x")
-    with DecisionListExplainer(constant, {"a": 0, "n": 4}) as ex:
-        assert ex.find_axp() == () and ex.find_cxp() is None
+    with _explained(constant, {"a": 0, "n": 4}) as ex:
+        assert ex.axp() == () and ex.cxp() is None
         result = ex.enumerate()
         assert result.complete and result.axps == [()] and result.cxps == []
         assert not ex.is_member("a").member
@@ -163,7 +168,7 @@ def test_timeouts_say_what_was_decided() -> None:
     """A timeout of 0 stops each query at its first question: deterministic, whatever the
     machine's speed."""
     dl, x = next((d, x) for d, x in _cases(11, 40, None) if len(_truth(d, x).axps) > 1)
-    with DecisionListExplainer(dl, x) as ex:
+    with _explained(dl, x) as ex:
         name = ex.features[0]
         with pytest.raises(QueryTimeout, match="undecided after 0 s") as info:
             ex.is_member(name, timeout=0)
@@ -215,8 +220,8 @@ def test_a_long_list_is_refused_within_the_budget_and_explained_by_sat() -> None
     with pytest.raises(GraphTooLargeError):
         compile_decision_list(boolean, method="bdd", budget=300)
     x = {f.name: 0 for f in dl.features}
-    with DecisionListExplainer(dl, x) as ex:
-        axp = ex.find_axp()
+    with _explained(dl, x) as ex:
+        axp = ex.axp()
         fixed = {n: x[n] for n in axp}
         rng = random.Random(3)
         for _ in range(200):  # an AXp keeps the class, whatever the other features are

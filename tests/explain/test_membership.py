@@ -164,7 +164,8 @@ def test_bad_queries_raise_named_errors() -> None:
         classify_features(xg, strategy="guess")  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match=r"method: expected one of"):
         smallest_axp(xg, method="greedy")  # type: ignore[arg-type]
-    with pytest.raises(InvalidQueryError, match=r"max_iterations: expected a positive integer"):
+    message = r"max_iterations: expected an integer >= 1 or None, found 0"
+    with pytest.raises(InvalidQueryError, match=message):
         smallest_cxp(xg, max_iterations=0)
     wide = ExplanationGraph(
         [f"f{i}" for i in range(12)],

@@ -21,6 +21,8 @@ from xpg.explain.relevance import classify_features
 from xpg.explain.smallest import smallest_axp, smallest_cxp
 from xpg.testing import Oracle, random_cases, random_dg_xpgs
 
+pytestmark = pytest.mark.slow
+
 
 class SolveCounter:
     """Replaces python-sat's Solver in the SAT encodings; counts every solve call."""

@@ -20,8 +20,8 @@ from math import comb
 import numpy as np
 import pytest
 
+import xpg.core.costs as costs
 import xpg.explain.mask_families
-import xpg.explain.membership
 from xpg import ExplanationGraph
 from xpg.explain.mask_families import minimal_masks, tree_zero_masks
 from xpg.explain.membership import MembershipQueries, is_member, membership_route
@@ -123,7 +123,7 @@ def test_vectorised_tree_masks_equal_depth_first(monkeypatch: pytest.MonkeyPatch
     trees += [_wide_tree(rng, rng.choice([64, 65, 130, 300]), 40) for _ in range(100)]
     trees += [antichain_xpg(d) for d in range(1, 9)]
     depth_first = [tree_zero_masks(xg) for xg in trees]
-    monkeypatch.setattr(xpg.explain.mask_families, "_DFS_EDGES", 0)  # numpy on every tree
+    monkeypatch.setattr(costs, "DFS_EDGES", 0)  # numpy on every tree
     for xg, expected in zip(trees, depth_first, strict=True):
         assert tree_zero_masks(xg) == expected
         assert tree_zero_masks(xg, max_masks=len(expected or ())) == expected
@@ -175,8 +175,8 @@ def test_dispatcher_matches_oracle(seed: int) -> None:
 def test_dispatcher_beyond_budget_matches_oracle(seed: int, monkeypatch) -> None:
     """With no filter budget, trees whose candidates need a subset test take the SAT
     route; the answers stay the Oracle's."""
-    monkeypatch.setattr(xpg.explain.membership, "FILTER_WORK_BASE", 0)
-    monkeypatch.setattr(xpg.explain.membership, "FILTER_WORK_PER_EDGE", 0)
+    monkeypatch.setattr(costs, "FILTER_WORK_BASE", 0)
+    monkeypatch.setattr(costs, "FILTER_WORK_PER_EDGE", 0)
     on_sat = 0
     for xg, truth in _cases(400 + seed):
         routes = _check_against_oracle(xg, truth)
@@ -247,8 +247,8 @@ def test_minimal_masks_by_peeling_against_brute_force(bitwise_count: bool, monke
         assert minimal_masks(masks) == expected
         with monkeypatch.context() as m:
             passes, gain = [(0, 0), (10**9, 0), (10**9, 10**9)][k % 3]  # stop at once,
-            m.setattr(xpg.explain.mask_families, "_PEEL_PASSES", passes)  # never, after 8 masks
-            m.setattr(xpg.explain.mask_families, "_PEEL_GAIN", gain)
+            m.setattr(costs, "PEEL_PASSES", passes)  # never, after 8 masks
+            m.setattr(costs, "PEEL_GAIN", gain)
             assert minimal_masks(masks) == expected
         limited = minimal_masks(masks, max_work=rng.choice([0, 10**4, 10**6, 10**9]))
         assert limited is None or limited == expected

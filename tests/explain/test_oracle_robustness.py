@@ -15,13 +15,14 @@ import pytest
 
 from xpg.core.features import Feature, Literal
 from xpg.errors import InvalidQueryError
-from xpg.explain.ensemble.oracle import EnsembleOracle, OracleTimeout
+from xpg.explain.engine import Explainer
+from xpg.explain.ensemble.oracle import EnsembleOracle
 from xpg.explain.ensemble.space import CellSpace
 from xpg.explain.exact_robustness import MARGIN, robustness
-from xpg.explain.list_oracle import DecisionListExplainer
+from xpg.explain.oracle_abc import OracleTimeout
 from xpg.explain.oracle_robustness import oracle_robustness
 from xpg.models.decision_list import DecisionList, Rule
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing import grid_from_literals, random_decision_list, random_features, random_instance
 from xpg.testing.ensembles import random_small_ensemble
 
@@ -92,7 +93,7 @@ def test_decision_lists_agree_with_the_graph_route(kinds: list[str] | None) -> N
         grid = grid_from_literals(feats, [lit for r in dl.rules for lit in r.conditions])
         x = random_instance(rng, feats, grid)
         truth = robustness(dl, x, radius=1.0)
-        with DecisionListExplainer(dl, x) as ex:
+        with Explainer(dl, route="sat").explain(x) as ex:
             found = oracle_robustness(ex.oracle, radius=1.0)
         _same(truth, found, dl)
         assert found.robust == truth.robust and found.route == "list-sat"
@@ -100,7 +101,7 @@ def test_decision_lists_agree_with_the_graph_route(kinds: list[str] | None) -> N
 
 def test_a_constant_model_is_robust_everywhere() -> None:
     dl = DecisionList([Feature.real("x")], ["a", "b"], [Rule([Literal.gt("x", 1.0)], "a")], "a")
-    with DecisionListExplainer(dl, {"x": 0.0}) as ex:
+    with Explainer(dl, route="sat").explain({"x": 0.0}) as ex:
         found = oracle_robustness(ex.oracle, radius=5.0)
     assert found.distance == math.inf and found.counterexample is None and found.robust
     assert found.to_json()["distance"] is None

@@ -14,6 +14,7 @@ import pytest
 
 from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.explain.batch import BatchExplainer, Record
+from xpg.explain.engine import Explainer
 from xpg.explain.parallel import (
     TaskSizer,
     dask_client,
@@ -23,6 +24,8 @@ from xpg.explain.parallel import (
     split_tasks,
 )
 from xpg.testing import ClassTable, random_decision_graph
+
+pytestmark = pytest.mark.slow
 
 
 def _frames(dg: Any, size: int) -> list[pd.DataFrame]:
@@ -38,7 +41,7 @@ def _strip(chunks: Any) -> list[Record]:
 @pytest.fixture(scope="module")
 def case() -> tuple[BatchExplainer, list[pd.DataFrame]]:
     dg = random_decision_graph(3, "dag")
-    return BatchExplainer(dg, kinds="axp,cxp,features"), _frames(dg, 7)
+    return BatchExplainer(Explainer(dg), kinds="axp,cxp,features"), _frames(dg, 7)
 
 
 class KillingExplainer(BatchExplainer):
@@ -78,7 +81,7 @@ def test_closing_the_route_terminates_its_workers(case: Any) -> None:
     import psutil
 
     explainer, frames = case
-    hanging = HangingExplainer(explainer.dg, kinds=explainer.kinds)
+    hanging = HangingExplainer(explainer.explainer, kinds=explainer.kinds)
     before = {p.pid for p in psutil.Process().children()}
     route = run_processes(hanging, frames, 2)
     assert [r["row"] for r in next(route)] == list(range(7))
@@ -98,7 +101,7 @@ def test_closing_the_route_terminates_its_workers(case: Any) -> None:
 def test_slow_rows_travel_one_per_task_fast_rows_in_whole_chunks(case: Any) -> None:
     explainer, frames = case
     expected = _strip(run_in_process(explainer, frames))
-    slow = SlowRowsExplainer(explainer.dg, kinds=explainer.kinds)
+    slow = SlowRowsExplainer(explainer.explainer, kinds=explainer.kinds)
     chunks = list(run_processes(slow, frames, 2, task_seconds=0.25))
     assert {len(c) for c in chunks} == {1} and _strip(chunks) == expected
     chunks = list(run_processes(explainer, frames, 2, task_seconds=0.25))
@@ -128,7 +131,7 @@ def test_local_processes_give_the_in_process_records_in_row_order(case: Any) -> 
 
 def test_a_dead_worker_loses_only_its_chunk(case: Any) -> None:
     explainer, frames = case
-    killer = KillingExplainer(explainer.dg, kinds=explainer.kinds)
+    killer = KillingExplainer(explainer.explainer, kinds=explainer.kinds)
     expected = _strip(run_in_process(explainer, frames))
     got = _strip(run_processes(killer, frames, 2))
     assert [r["row"] for r in got] == [r["row"] for r in expected]

@@ -130,7 +130,7 @@ def test_brute_force_on_a_risk_score_and_a_forest() -> None:
 
 
 def _check_by_brute_force(model, row: dict, frame: pd.DataFrame) -> None:
-    from xpg.explain.ensemble import EnsembleExplainer
+    from xpg.explain.engine import Explainer
     from xpg.models.ensemble import TreeEnsemble
 
     names = [f.name for f in model.features]
@@ -142,7 +142,7 @@ def _check_by_brute_force(model, row: dict, frame: pd.DataFrame) -> None:
                 [0, 1] if f.kind == "boolean" else list(range(int(f.low), int(f.high) + 1))
             )
     if isinstance(model, TreeEnsemble):
-        with EnsembleExplainer(model, row) as ex:
+        with Explainer(model).explain(row) as ex:
             found = ex.enumerate()
     else:
         xg = ExplanationGraph.from_decision_graph(model.to_decision_graph(), row)
