@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import xpg.core.costs as costs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.explain.graph_oracle import as_oracle
 from xpg.explain.oracle_abc import Deletion, Oracle, refuse_seed
@@ -170,9 +171,9 @@ def find_axp(target: ExplanationGraph | Oracle, seed: Seed = None) -> tuple[str,
 def _every_feature(oracle: Oracle) -> list[int]:
     """The features an AXp starts from: those the model tests, or all of them on a large
     graph (freeing a feature no node tests costs nothing, while finding which are tested
-    costs a pass over the nodes)."""
+    costs a pass over the nodes; :data:`xpg.core.costs.EVERY_FEATURE_NODES_PER_VAR`)."""
     xg: Any = getattr(oracle, "explanation_graph", None)
-    if xg is not None and 256 * xg.n_vars <= xg.n_nodes:
+    if xg is not None and costs.EVERY_FEATURE_NODES_PER_VAR * xg.n_vars <= xg.n_nodes:
         return list(range(oracle.n_features))
     return oracle.tested()
 

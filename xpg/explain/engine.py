@@ -36,22 +36,19 @@ from xpg.core.validation import Interval, Options, check_param
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import find_axp, find_cxp, names_of
 from xpg.explain.marco import EnumerationResult, Enumerator, ExplanationKind, _checked_timeout
-from xpg.explain.membership import Membership, check_kind, is_member, oracle_membership
 from xpg.explain.oracle_abc import Oracle, OracleTimeout
-from xpg.explain.relevance import (
-    FeatureClassification,
-    classes_of,
-    classify_features,
-    oracle_feature_classes,
-)
 from xpg.explain.seeds import Seed
-from xpg.explain.smallest import SmallestExplanation, SmallestProgress, _smallest
 from xpg.solvers.lifecycle import SolverOwner
 
+# membership, feature classes and smallest explanations load numpy and python-sat: they are
+# imported by the methods that use them, so that a small graph's enumeration loads neither
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
     from xpg.core.xpgraph import ExplanationGraph
     from xpg.explain.exact_robustness import Robustness
+    from xpg.explain.membership import Membership
+    from xpg.explain.relevance import FeatureClassification
+    from xpg.explain.smallest import SmallestExplanation
 
 Route = Literal["auto", "graph", "sat", "smt"]
 ROUTES: tuple[str, ...] = get_args(Route)
@@ -168,6 +165,7 @@ class Decision(SolverOwner):
         if timeout is not None:
             oracle.deadline = time.perf_counter() + timeout
         try:
+            oracle.check_deadline()  # a budget already spent answers nothing
             yield
         finally:
             oracle.deadline = before
@@ -247,6 +245,8 @@ class Decision(SolverOwner):
         QueryTimeout
             When ``timeout`` seconds pass before the answer (oracle routes).
         """
+        from xpg.explain.membership import Membership, check_kind, is_member, oracle_membership
+
         check_kind(kind)
         xg = self._graph()
         if xg is not None:
@@ -281,6 +281,13 @@ class Decision(SolverOwner):
             When ``timeout`` seconds pass first (oracle routes); its ``partial`` holds the
             features decided and the others (``"undecided"``).
         """
+        from xpg.explain.relevance import (
+            FeatureClassification,
+            classes_of,
+            classify_features,
+            oracle_feature_classes,
+        )
+
         xg = self._graph()
         if xg is not None:
             return classify_features(xg)
@@ -322,6 +329,8 @@ class Decision(SolverOwner):
         solver: str,
         timeout: float | None,
     ) -> SmallestExplanation:
+        from xpg.explain.smallest import SmallestExplanation, SmallestProgress, _smallest
+
         start = time.perf_counter()
         oracle = self.oracle
         progress = SmallestProgress()

@@ -4,8 +4,9 @@ With the features of ``S`` fixed, another class is possible exactly when a 0-ter
 reachable from the root through the 1-edges and the edges of free features.  A witness is
 such a path; the features of its 0-edges are a weak CXp (:meth:`GraphOracle.changed`).  An
 AXp by deletion keeps one reachable set that grows as features are freed
-(:class:`~xpg.explain.reach.IncrementalReach`), and on graphs of at most ``MASK_EDGES``
-edges every CXp is read off the graph in one pass (:meth:`GraphOracle.cxp_masks`).
+(:class:`~xpg.explain.reach.IncrementalReach`), and on graphs of at most
+:data:`xpg.core.costs.MASK_EDGES` edges every CXp is read off the graph in one pass
+(:meth:`GraphOracle.cxp_masks`).
 
 Examples
 --------
@@ -29,14 +30,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import xpg.core.costs as costs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import NotAnExplanationGraphError
 from xpg.explain.oracle_abc import Deletion, Oracle, refuse_seed
 from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
-
-#: Graphs up to this many edges get all their CXps as bit masks (one pass over the graph)
-#: before an enumeration starts.
-MASK_EDGES = 20_000
 
 
 class GraphOracle(Oracle):
@@ -48,6 +46,7 @@ class GraphOracle(Oracle):
     """
 
     route = "graph"
+    axps_first = False
 
     def __init__(self, xg: ExplanationGraph) -> None:
         self.xg = xg
@@ -73,6 +72,8 @@ class GraphOracle(Oracle):
     def check_free(self, free: Iterable[int]) -> list[int] | None:
         """A path to a 0-terminal with ``free`` free (edge indices), or None."""
         self.calls += 1
+        if self.deadline is not None:
+            self.check_deadline()
         return zero_path(self.xg, free)
 
     def changed(self, witness: Any) -> set[int]:
@@ -82,7 +83,7 @@ class GraphOracle(Oracle):
         return GraphDeletion(self, fixed)
 
     def cxp_masks(self) -> list[int] | None:
-        if self.xg.n_edges > MASK_EDGES:
+        if self.xg.n_edges > costs.MASK_EDGES:
             return None
         return zero_path_masks(self.xg)
 
@@ -156,10 +157,16 @@ DECISION_METHODS = {
     "find_cxp": "cxp()",
     "enumerate_explanations": "enumerate()",
     "Enumerator": "iter_explanations()",
+    "tree_axps": "enumerate()",
+    "tree_cxps": "enumerate()",
     "is_member": "is_member(feature)",
+    "membership_route": "is_member(feature)",
     "classify_features": "classify_features()",
     "smallest_axp": "smallest_axp()",
     "smallest_cxp": "smallest_cxp()",
+    "is_weak_axp": "oracle.check(fixed) is None",
+    "is_weak_cxp": "oracle.check_free(free) is not None",
+    "path_to_zero": "oracle.check_free(free) is not None",
 }
 
 
@@ -193,7 +200,6 @@ def _article(name: str) -> str:
 
 
 __all__ = [
-    "MASK_EDGES",
     "GraphDeletion",
     "GraphOracle",
     "as_oracle",

@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+import xpg.core.costs as costs
 from xpg.core.validation import Interval, check_param
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
@@ -193,6 +194,8 @@ class Enumerator(SolverOwner):
             if self._tested:  # declare variables 1..max, so that every model mentions them all
                 top = self._tested[-1] + 1
                 solver.add_clause([top, -top])
+                if self.oracle.axps_first:
+                    solver.set_phases([v + 1 for v in self._tested])
             for clause in self._blocked:
                 solver.add_clause(clause)
             with self._lock:
@@ -293,10 +296,10 @@ class Enumerator(SolverOwner):
                 _index_mask(by_var, c)
                 self.seconds = time.perf_counter() - start
                 yield self._record("cxp", chosen)
-            work = _DUAL_WORK
+            work = costs.DUAL_WORK
             if deadline is not None:  # within the time left, or the SAT loop stops it
                 left = deadline - time.perf_counter()
-                work = min(work, max(0, int(left * _DUAL_WORK_PER_SECOND)))
+                work = min(work, max(0, int(left * costs.DUAL_WORK_PER_SECOND)))
             axps = minimal_hitting_masks(masks, max_work=work)
             if axps is not None:  # every AXp, without a SAT call
                 for a in axps:
@@ -350,13 +353,6 @@ def _new_solver(name: str) -> Any:
     if name.lower() in SolverNames.minisat22:
         return Minisat22()
     return Solver(name=name)
-
-
-#: Work budget of the dualization of the CXps into AXps (units of
-#: :func:`~xpg.explain.mask_families.minimal_hitting_masks`, tens of nanoseconds each here, so a
-#: fraction of a second at most); beyond it the MARCO loop takes over.
-_DUAL_WORK = 2_000_000
-_DUAL_WORK_PER_SECOND = 20_000_000  # measured: 19,683 AXps in 0.1 s
 
 
 def _index_mask(by_var: list[list[int]], mask: int) -> None:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import xpg.core.costs as costs
 from xpg.core import lazy
 from xpg.core.xpgraph import ExplanationGraph
 
@@ -45,12 +46,6 @@ if TYPE_CHECKING:
     import numpy as np
 else:
     np = lazy.module("numpy")
-
-_DFS_EDGES = 4096  # below this, a Python depth-first pass beats numpy's fixed costs
-_OP_COST = 128  # the interpreter's cost of one bitset operation, in machine words
-_SCAN_COST = 32  # the interpreter's cost of testing one kept mask directly, likewise
-_PAIR_COST = 3  # numpy's cost of testing one (candidate, kept mask) pair, per word, likewise
-_CALL_COST = 20_000  # fixed cost of a vectorised test (numpy calls, conversions), likewise
 
 
 class _KeptIndex:
@@ -106,6 +101,7 @@ def _scan(kept: list[int], group: list[int], budget: float) -> tuple[list[int], 
     the work it took (``None`` beyond ``budget``)."""
     survivors = []
     work = 0
+    scan_cost = costs.MASK_SCAN_COST
     for m in group:
         tested = len(kept)
         for i, k in enumerate(kept):
@@ -114,7 +110,7 @@ def _scan(kept: list[int], group: list[int], budget: float) -> tuple[list[int], 
                 break
         else:
             survivors.append(m)
-        work += (tested + 1) * _SCAN_COST
+        work += (tested + 1) * scan_cost
         if work > budget:
             return None
     return survivors, work
@@ -147,7 +143,7 @@ def _pairwise(
             k = kept[:, w]
             ok &= (chunk[:, w, None] & k) == k
         inside[start : start + step] = ok.any(axis=1)
-        work += len(chunk) * len(kept) * words * _PAIR_COST + _CALL_COST
+        work += len(chunk) * len(kept) * words * costs.MASK_PAIR_COST + costs.MASK_CALL_COST
         if work > budget:
             return None
     return [m for m, hit in zip(group, inside.tolist(), strict=True) if not hit], work
@@ -157,7 +153,7 @@ def _bitsets(
     index: _KeptIndex, universe: int, group: list[int], budget: float
 ) -> tuple[list[int], int] | None:
     """As :func:`_scan`, with the per-variable bitsets of ``index``."""
-    cost = index.count // 64 + 1 + _OP_COST
+    cost = index.count // 64 + 1 + costs.MASK_OP_COST
     survivors = []
     work = 0
     for m in group:
@@ -172,11 +168,11 @@ def _bitsets(
 
 def _method(candidates: int, kept: int, words: int, outside: int) -> str:
     """The cheapest subset test for a group, by the work each would take at most."""
-    scan = candidates * (kept + 1) * _SCAN_COST
-    if scan <= _CALL_COST:
+    scan = candidates * (kept + 1) * costs.MASK_SCAN_COST
+    if scan <= costs.MASK_CALL_COST:
         return "scan"
-    pairwise = candidates * kept * words * _PAIR_COST + _CALL_COST
-    bitsets = candidates * outside * (kept // 64 + 1 + _OP_COST)
+    pairwise = candidates * kept * words * costs.MASK_PAIR_COST + costs.MASK_CALL_COST
+    bitsets = candidates * outside * (kept // 64 + 1 + costs.MASK_OP_COST)
     return "pairwise" if pairwise <= bitsets else "bitsets"
 
 
@@ -211,8 +207,8 @@ def minimal_masks(masks: Iterable[int], max_work: int | None = None) -> list[int
     [0]
     """
     masks = set(masks)
-    if len(masks) <= SMALL_FAMILY and (
-        max_work is None or len(masks) ** 2 * _SCAN_COST <= max_work
+    if len(masks) <= costs.SMALL_FAMILY and (
+        max_work is None or len(masks) ** 2 * costs.MASK_SCAN_COST <= max_work
     ):  # one sorted scan, within the budget even if every pair is tested
         return _minimal_by_scan(masks)
     left = float("inf") if max_work is None else max_work
@@ -272,8 +268,8 @@ def _peel(masks: np.ndarray, budget: float) -> tuple[list[int], list[int], float
     work = 0.0
     passes = 0  # elements visited by the passes
     while len(arr):
-        if passes > _PEEL_PASSES * len(masks) or (
-            len(kept) >= 8 and len(masks) - len(arr) < _PEEL_GAIN * len(kept)
+        if passes > costs.PEEL_PASSES * len(masks) or (
+            len(kept) >= 8 and len(masks) - len(arr) < costs.PEEL_GAIN * len(kept)
         ):
             return kept, _as_ints(arr), work
         if sizes[0] == sizes[-1]:  # one size left: none inside another
@@ -281,18 +277,12 @@ def _peel(masks: np.ndarray, budget: float) -> tuple[list[int], list[int], float
         m = arr[0]
         kept += _as_ints(arr[:1])
         passes += len(arr)
-        work += len(arr) * words * _PAIR_COST + _CALL_COST // 4
+        work += len(arr) * words * costs.MASK_PAIR_COST + costs.MASK_CALL_COST // 4
         if work > budget:
             return None
         left = ((arr & m) != m).any(axis=1)
         arr, sizes = arr[left], sizes[left]
     return kept, [], work
-
-
-#: peeling stops after this many passes' worth of masks, or once the passes have removed
-#: fewer than ``_PEEL_GAIN`` masks per mask kept
-_PEEL_PASSES = 8
-_PEEL_GAIN = 16
 
 
 def _minimal_by_size(masks: set[int], left: float) -> list[int] | None:
@@ -332,11 +322,6 @@ def _minimal_by_size(masks: set[int], left: float) -> list[int] | None:
         for m in group:
             universe |= m
     return kept
-
-
-#: families this small are filtered by one sorted scan (the size groups, numpy and bitset
-#: indexes cost more than they save there: zero_path_masks calls this once per DAG node)
-SMALL_FAMILY = 256
 
 
 def _minimal_by_scan(masks: set[int]) -> list[int]:
@@ -545,7 +530,7 @@ def tree_zero_masks(xg: ExplanationGraph, max_masks: int | None = None) -> set[i
     >>> sorted(tree_zero_masks(and_xpg()))  # a and b, for a = b = 1
     [1, 2]
     """
-    if xg.runs_on_lists(_DFS_EDGES):
+    if xg.runs_on_lists(costs.DFS_EDGES):
         return _dfs_zero_masks(xg, max_masks)
     found = _jump_zero_masks(xg)
     if max_masks is not None and len(found) > max_masks:
@@ -566,7 +551,7 @@ def tree_minimal_masks(
     >>> tree_minimal_masks(and_xpg())
     (2, [1, 2])
     """
-    if not xg.runs_on_lists(_DFS_EDGES):
+    if not xg.runs_on_lists(costs.DFS_EDGES):
         rows = _jump_zero_masks(xg)
         left = float("inf") if max_work is None else max_work
         return len(rows), _minimal_of_words(rows, left)

@@ -39,6 +39,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+import xpg.core.costs as costs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_containing, axp_from_fixed, cxp_containing, delete_to_axp
@@ -53,11 +54,6 @@ from xpg.solvers.sat import MembershipOracle
 Route = Literal["tree-polynomial", "sat"]
 ROUTES: tuple[str, ...] = get_args(Route)
 KINDS: tuple[str, ...] = get_args(ExplanationKind)
-# Budget of the tree route's superset filter, in work units of about a nanosecond (see
-# filter_budget): building the SAT encoding costs 1-4 microseconds per edge (measured), so the
-# filter never costs much more than the SAT route it replaces.
-FILTER_WORK_PER_EDGE = 1000
-FILTER_WORK_BASE = 2_000_000
 
 
 def check_kind(kind: str) -> None:
@@ -86,17 +82,17 @@ class RouteChoice:
 
 def filter_budget(xg: ExplanationGraph) -> int:
     """The work the tree route's superset filter may spend on ``xg`` before the dispatcher
-    prefers the SAT route: :data:`FILTER_WORK_PER_EDGE` per edge plus
-    :data:`FILTER_WORK_BASE`, in units of :func:`xpg.explain.mask_families.minimal_masks`'s
-    ``max_work`` (about a nanosecond each).
+    prefers the SAT route: :data:`xpg.core.costs.FILTER_WORK_PER_EDGE` per edge plus
+    :data:`xpg.core.costs.FILTER_WORK_BASE`, in units of
+    :func:`xpg.explain.mask_families.minimal_masks`'s ``max_work`` (about a nanosecond each).
 
     Examples
     --------
     >>> from xpg.examples import and_xpg
-    >>> filter_budget(and_xpg()) == FILTER_WORK_BASE + 4 * FILTER_WORK_PER_EDGE
+    >>> filter_budget(and_xpg()) == costs.FILTER_WORK_BASE + 4 * costs.FILTER_WORK_PER_EDGE
     True
     """
-    return FILTER_WORK_PER_EDGE * len(xg.edge_src) + FILTER_WORK_BASE
+    return costs.FILTER_WORK_PER_EDGE * len(xg.edge_src) + costs.FILTER_WORK_BASE
 
 
 def _not_a_tree(xg: ExplanationGraph) -> RouteChoice | None:

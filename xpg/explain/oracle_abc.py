@@ -86,6 +86,8 @@ class Oracle(abc.ABC):
         (an oracle that answers in polynomial time may ignore it).
     last_core : list of int or None
         After :meth:`check` answered None: fixed features its proof used, or None.
+    axps_first : bool
+        Whether an enumeration prefers AXps first (its solver's phases: fixed).
     """
 
     names: Sequence[str]
@@ -95,6 +97,9 @@ class Oracle(abc.ABC):
     calls: int = 0
     deadline: float | None = None
     last_core: list[int] | None = None
+    #: MARCO's solver prefers fixing features (AXps first); an oracle whose CXps are cheap to
+    #: find first (a graph's: one path) sets it False
+    axps_first: bool = True
 
     @abc.abstractmethod
     def tested(self) -> list[int]:

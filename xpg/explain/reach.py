@@ -8,7 +8,7 @@ All traversals are iterative with a visited array, so a DAG with exponentially
 many paths costs no more than its edges.  They run node by node in Python over the
 graph's traversal views (:meth:`ExplanationGraph.views`: lists on small graphs,
 memoryviews of numpy CSR arrays on large ones), which costs only what they visit;
-one that has visited ``PYTHON_BUDGET`` nodes goes on with vectorised frontier passes
+one that has visited ``costs.PYTHON_BUDGET`` nodes goes on with vectorised frontier passes
 (one numpy step per breadth-first level over :meth:`ExplanationGraph.csr`), which
 cost a few passes over the arrays whatever the graph's size.  Both give the same
 answers.
@@ -44,28 +44,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import xpg.core.costs as costs
 import xpg.explain.mask_families as _masks
-from xpg.core import lazy, xpgraph
+from xpg.core import lazy
 from xpg.core.xpgraph import ExplanationGraph
 
 if TYPE_CHECKING:
     import numpy as np
 else:
     np = lazy.module("numpy")
-
-#: trees up to this many edges get their CXps by the level-wise search, which visits each
-#: node at most once and stops at the minimal sets (a 10,000-edge tree: 2,659 distinct 0-path
-#: sets, 6 minimal ones, found in 3 ms; the vectorised pass collects all 2,659 first)
-LEVEL_EDGES = 20_000
-
-#: node-by-node traversals that have visited this many nodes go on with vectorised
-#: frontier passes (see ``bench/traversal_speed.py`` for the crossover)
-PYTHON_BUDGET = 20_000
-#: incremental searches build the 1-path shortcut (:meth:`ExplanationGraph.ends_at_zero`) once
-#: the refused attempts, made and expected, explore more than ``n_nodes / SHORTCUT_FRACTION``
-#: nodes, and at least ``SHORTCUT_MIN`` (about what the shortcut's pointer doubling costs)
-SHORTCUT_MIN = 4096
-SHORTCUT_FRACTION = 64
 
 
 def _free_flags(xg: ExplanationGraph, free: Iterable[int]) -> bytearray:
@@ -156,18 +143,18 @@ def _reaches_zero(xg: ExplanationGraph, flags: bytearray) -> bool:
 
 def path_to_zero(xg: ExplanationGraph, free: Iterable[int]) -> bool:
     """Alg. 1: can a terminal labelled 0 be reached when the variables in ``free`` are free?"""
-    return _zero_path(xg, _free_flags(xg, free), PYTHON_BUDGET, want_path=False) is not None
+    return _zero_path(xg, _free_flags(xg, free), costs.PYTHON_BUDGET, want_path=False) is not None
 
 
 def zero_path(xg: ExplanationGraph, free: Iterable[int]) -> list[int] | None:
     """A path (list of nodes, root first) to a terminal labelled 0, or ``None``.
 
-    Depth-first, iterative, each node visited at most once.  Past ``PYTHON_BUDGET`` visited
+    Depth-first, iterative, each node visited at most once.  Past ``costs.PYTHON_BUDGET`` visited
     nodes, one vectorised pass decides whether there is a path at all (``None`` at once if
     not), and the depth-first search goes on otherwise, so the path is always the one the
     depth-first order finds.
     """
-    return _zero_path(xg, _free_flags(xg, free), PYTHON_BUDGET, want_path=True)
+    return _zero_path(xg, _free_flags(xg, free), costs.PYTHON_BUDGET, want_path=True)
 
 
 def _zero_path(
@@ -224,10 +211,10 @@ def minimal_masks(masks: Iterable[int]) -> list[int]:
 
 def tree_zero_path_masks(xg: ExplanationGraph, max_masks: int | None = None) -> list[int] | None:
     """On a tree XpG: the CXps as bit masks, from the 0-edge variables of every path to a
-    0-terminal (``None`` beyond ``max_masks`` sets: minimal ones up to ``LEVEL_EDGES`` edges
+    0-terminal (``None`` beyond ``max_masks`` sets: minimal ones up to ``costs.LEVEL_EDGES`` edges
     and on light trees, :func:`xpg.explain.mask_families.tree_minimal_zero_masks`; distinct ones on
     larger trees, :func:`xpg.explain.mask_families.tree_zero_masks`)."""
-    if xg.n_edges <= LEVEL_EDGES or xg.runs_on_lists():
+    if xg.n_edges <= costs.LEVEL_EDGES or xg.runs_on_lists():
         return _masks.tree_minimal_zero_masks(xg, max_masks)
     found = _masks.tree_zero_masks(xg, max_masks)
     return None if found is None else minimal_masks(found)
@@ -302,7 +289,7 @@ class IncrementalReach:
     path of 1-edges ends at a 0-terminal (:meth:`ExplanationGraph.ends_at_zero`), built as
     soon as the refused attempts are expected to explore more nodes than building it costs:
     what they have explored, plus their average times the fixed variables with reached nodes
-    still to try, beyond ``n_nodes / SHORTCUT_FRACTION``.  An attempt whose first nodes are
+    still to try, beyond ``n_nodes / costs.SHORTCUT_FRACTION``.  An attempt whose first nodes are
     such nodes is refused without exploring; one that explores more than ``budget`` nodes
     goes on with vectorised frontier passes (:func:`frontier_reach`).
 
@@ -319,7 +306,7 @@ class IncrementalReach:
     ) -> None:
         self._xg = xg
         self._views = xg.views()
-        self._budget = PYTHON_BUDGET if budget is None else budget
+        self._budget = costs.PYTHON_BUDGET if budget is None else budget
         self.free = _free_flags(xg, free)
         self.reached = bytearray(xg.n_nodes)
         self._waiting: dict[int, list[int]] = {}  # fixed variable -> reached nodes testing it
@@ -327,7 +314,7 @@ class IncrementalReach:
         self._stop_array: np.ndarray | None = None  # the same flags as numpy, when needed
         self._explored = 0  # nodes explored by refused attempts
         self._refused: set[int] = set()
-        self._shortcut_after = max(SHORTCUT_MIN, xg.n_nodes // SHORTCUT_FRACTION)
+        self._shortcut_after = max(costs.SHORTCUT_MIN, xg.n_nodes // costs.SHORTCUT_FRACTION)
         if xg.has_ends_at_zero():
             self._use_shortcut()
         self.hits_zero = not self._explore([xg.root])
@@ -475,6 +462,6 @@ class IncrementalReach:
 def _zero_flags(xg: ExplanationGraph) -> bytearray | memoryview:
     """Per node, 1 for a terminal labelled 0: a bytearray where queries run on lists, else a
     memoryview of :attr:`TraversalArrays.zero_terminal`."""
-    if xg.runs_on_lists(xpgraph.SMALL_EDGES):
+    if xg.runs_on_lists(costs.SMALL_EDGES):
         return bytearray(v == 0 for v in xg.terminal_value_list)
     return xg.csr().zero_terminal.view(np.uint8).data

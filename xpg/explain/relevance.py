@@ -78,11 +78,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+import xpg.core.costs as costs
 import xpg.explain.mask_families as masks
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError
 from xpg.explain.axp_cxp import axp_from_fixed
-from xpg.explain.graph_oracle import MASK_EDGES, require_explanation_graph
+from xpg.explain.graph_oracle import require_explanation_graph
 from xpg.explain.marco import Enumerator, Explanation
 from xpg.explain.membership import Route, RouteChoice, choose_route, filter_budget
 from xpg.explain.oracle_abc import Oracle, OracleTimeout
@@ -92,16 +93,6 @@ from xpg.solvers.sat import MembershipOracle
 
 FeatureClass = Literal["necessary", "relevant", "irrelevant"]
 Strategy = Literal["portfolio", "queries", "enumeration"]
-_BUILD_SECONDS_PER_EDGE = 5e-6  # measured cost of the membership encoding, for scheduling only
-# measured cost of listing a tree's candidate CXps and filtering them (bench/membership/
-# classify_routes.py): numpy on larger trees, 45-90 ns per edge; the depth-first pass of
-# smaller trees (masks._DFS_EDGES), 0.5-1.8 microseconds per edge
-_LIST_SECONDS_PER_EDGE = 1e-7
-_DFS_LIST_SECONDS_PER_EDGE = 5e-7
-_LIST_FIRST_EDGES = 64  # on smaller trees listing the CXps at once is cheapest
-# up to this many edges the enumerator lists every CXp itself before its first answer, so on
-# such trees it cannot finish before the listing: it races only on larger trees
-_RACE_EDGES = MASK_EDGES
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 
@@ -116,11 +107,12 @@ def listing_seconds(xg: ExplanationGraph) -> float:
     Examples
     --------
     >>> from xpg.examples import and_xpg
-    >>> listing_seconds(and_xpg()) == 4 * _DFS_LIST_SECONDS_PER_EDGE  # 4 edges
+    >>> listing_seconds(and_xpg()) == 4 * costs.DFS_LIST_SECONDS_PER_EDGE  # 4 edges
     True
     """
-    on_lists = xg.runs_on_lists(masks._DFS_EDGES)
-    return (_DFS_LIST_SECONDS_PER_EDGE if on_lists else _LIST_SECONDS_PER_EDGE) * xg.n_edges
+    on_lists = xg.runs_on_lists(costs.DFS_EDGES)
+    per_edge = costs.DFS_LIST_SECONDS_PER_EDGE if on_lists else costs.LIST_SECONDS_PER_EDGE
+    return per_edge * xg.n_edges
 
 
 @dataclass(frozen=True)
@@ -189,7 +181,7 @@ def _sat_route_members(
     undecided = [v for v in xg.tested_vars() if v not in members]
     # the first query builds the SAT encoding in one go: charge its expected cost up front,
     # so that enumeration, which may finish sooner, runs first for about as long
-    spent = {"queries": _BUILD_SECONDS_PER_EDGE * len(xg.edge_src), "enumeration": 0.0}
+    spent = {"queries": costs.BUILD_SECONDS_PER_EDGE * len(xg.edge_src), "enumeration": 0.0}
     if strategy == "queries":
         spent["enumeration"] = float("inf")
     elif strategy == "enumeration":
@@ -317,7 +309,7 @@ def _tree_classes(
     members: set[int] = set()
     found = enumerated = 0
     raced = ""
-    if edges >= _LIST_FIRST_EDGES:
+    if edges >= costs.LIST_FIRST_EDGES:
         necessary = set(tree_singleton_cxps(xg))
         members |= necessary
         if not path_to_zero(xg, [v for v in tested if v not in necessary]):
@@ -337,7 +329,7 @@ def _tree_classes(
             )
             return necessary, members, RouteChoice("tree-polynomial", reason), 0, 0
         raced = f"{found} AXps found by deletion"
-        if not forced and strategy != "queries" and edges > _RACE_EDGES and found:
+        if not forced and strategy != "queries" and edges > costs.RACE_EDGES and found:
             enumerated, complete = _enumerated_members(xg, members, deadline, step)
             if complete:
                 undecided = sum(1 for v in tested if v not in members)
