@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO_ROOT
 
 
@@ -19,6 +20,7 @@ def test_ruff_lint_and_format() -> None:
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
+@pytest.mark.slow
 def test_mypy_package() -> None:
     result = _run(sys.executable, "-m", "mypy", "xpg")
     assert result.returncode == 0, result.stdout + result.stderr

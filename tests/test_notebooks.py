@@ -27,6 +27,7 @@ def test_notebook_is_committed_with_its_outputs(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.slow
 def test_notebook_runs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(

@@ -62,6 +62,7 @@ def test_a_shared_folder_without_the_examples_stops_the_run(tmp_path: Path) -> N
     ]
 
 
+@pytest.mark.slow
 def test_the_default_run_leaves_out_the_peer_comparisons_and_says_so() -> None:
     default = run_pytest("--collect-only", "-q", PEERS_FILE)
     assert default.returncode == 0, default.stdout + default.stderr

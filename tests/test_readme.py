@@ -274,6 +274,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 # -- the README ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_readme_states_what_the_code_prints(workdir: Path) -> None:
     problems = check_readme(README.read_text(encoding="utf-8"), workdir)
     assert not problems, "README.md states outputs the code does not print:\n" + "\n".join(problems)

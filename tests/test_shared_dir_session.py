@@ -26,6 +26,7 @@ def test_the_default_data_directory_is_the_shared_folders(
         assert os.environ[SHARED_ENV] == str(SHARED)
 
 
+@pytest.mark.slow
 def test_a_relative_xpg_shared_dir_names_the_same_folder_in_every_test(tmp_path: Path) -> None:
     """Run the test above with ``XPG_SHARED_DIR`` relative to the checkout, through a link
     elsewhere (the relative path means nothing from the test's own directory)."""

@@ -102,6 +102,7 @@ def test_no_lazy_name_is_shadowed_by_a_submodule() -> None:
             assert not isinstance(getattr(package, name), type(xpg)), f"{package_name}.{name}"
 
 
+@pytest.mark.slow
 def test_every_module_imports_first() -> None:
     """No import circle: each module of the package can be the first one imported (the lazy
     ``xpg/__init__.py`` no longer fixes an order)."""
@@ -129,6 +130,7 @@ def test_every_module_imports_first() -> None:
     assert len(modules) > 50
 
 
+@pytest.mark.slow
 def test_subpackages_are_attributes_imported_on_first_use() -> None:
     """Issue 28: ``import xpg`` then ``xpg.learn.load_dataset`` (the README's spelling) was an
     AttributeError; the subpackage is imported when first touched, not by ``import xpg``."""

@@ -34,6 +34,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from test_readme import readme_blocks
 
+pytestmark = pytest.mark.slow
+
 README = REPO_ROOT / "README.md"
 DIST = "xpg-toolkit"
 #: where each process of the tour writes the names of the top-level modules it imported

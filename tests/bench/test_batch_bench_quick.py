@@ -7,10 +7,13 @@ import csv
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT, shared_path
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench.cli import run  # noqa: E402
+
+pytestmark = pytest.mark.slow
 
 
 def test_batch_bench_quick(tmp_path: Path) -> None:

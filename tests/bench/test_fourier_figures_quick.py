@@ -7,6 +7,7 @@ import csv
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT, shared_path
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
@@ -20,6 +21,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+@pytest.mark.slow
 def test_fourier_paper_figures_quick(tmp_path: Path) -> None:
     argv = ["--quick", "--data-dir", str(shared_path("datasets")), "--out", str(tmp_path)]
     for name in [*NAMES, "fourier-truthful-gap"]:

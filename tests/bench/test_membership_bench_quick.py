@@ -20,6 +20,7 @@ sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a 
 from bench.cli import run  # noqa: E402
 
 
+@pytest.mark.slow
 def test_membership_quick(tmp_path: Path) -> None:
     argv = ["--quick", "--data-dir", str(shared_path("datasets")), "--out", str(tmp_path)]
     assert run("membership", argv) == 0

@@ -7,12 +7,14 @@ import csv
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT, shared_path
 
 sys.path.insert(0, str(REPO_ROOT))  # bench/ is a folder of the checkout, not a package
 from bench.cli import run  # noqa: E402
 
 
+@pytest.mark.slow
 def test_risk_speed_quick(tmp_path: Path) -> None:
     argv = ["--quick", "--repeat", "1", "--data-dir", str(shared_path("datasets"))]
     assert run("risk-speed", [*argv, "--out", str(tmp_path)]) == 0

@@ -40,6 +40,7 @@ def _read(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         return list(reader.fieldnames or []), list(reader)
 
 
+@pytest.mark.slow
 def test_quick_optimal_table(tmp_path: Path) -> None:
     data = shared_path("datasets")
     argv = ["--quick", "--no-progress", "--datasets", ",".join(NAMES), "--data-dir", str(data)]

@@ -67,6 +67,7 @@ def _agree(model: Any, dg: DecisionGraph, inputs: list[list[Any]]) -> None:
         assert dg.predict(x) == model.predict(x), x
 
 
+@pytest.mark.slow
 def test_own_trees_agree() -> None:
     rng = random.Random(1)
     for _ in range(60):
@@ -182,6 +183,7 @@ def _boundary_probes(clf: Any, X: np.ndarray, rng: np.random.Generator) -> np.nd
 
 
 @pytest.mark.parametrize("depth", [6, 12, 20])
+@pytest.mark.slow
 def test_sklearn_trees_any_depth_multiclass(depth: int) -> None:
     rng = random.Random(depth)
     nrng = np.random.default_rng(depth)

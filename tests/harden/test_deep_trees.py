@@ -16,6 +16,8 @@ from xpg.io.json_text import dump_json, parse_json
 from xpg.io.model_json import load_model, model_from_dict, model_to_dict, read_model, save_model
 from xpg.models.tree import DecisionTree, Leaf, Split
 
+pytestmark = pytest.mark.slow
+
 
 def chain(depth: int) -> DecisionTree:
     """``x <= i`` decides class ``i % 2`` at level ``i``; past every level, class 1."""

@@ -19,6 +19,8 @@ from xpg.core.xpgraph import ExplanationGraph
 from xpg.io import write_xpg
 from xpg.testing import Oracle
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

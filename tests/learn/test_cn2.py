@@ -217,6 +217,7 @@ def test_bad_rule_lists_are_refused(rules: list[dict[str, Any]], message: str) -
         )
 
 
+@pytest.mark.slow
 def test_without_the_environment_learn_cn2_says_why(tmp_path: Path) -> None:
     """The default run is offline (pip has no index): creating Orange3's environment fails
     with one message, and nothing that looks ready is left behind."""

@@ -14,6 +14,7 @@ from xpg.learn import learn_ensemble_from_table
 
 @pytest.mark.parametrize("kind", ["forest", "extra-trees", "boosted"])
 @pytest.mark.parametrize("name", ["pmlb/new_thyroid.tsv.gz", "riskslim/mushroom_data.csv.gz"])
+@pytest.mark.slow
 def test_every_row_as_the_estimator(kind: str, name: str) -> None:
     path = shared_path("datasets", name)
     target = "target" if name.startswith("pmlb") else None

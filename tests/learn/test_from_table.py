@@ -249,6 +249,7 @@ def test_bad_tables(frame: pd.DataFrame, target: str, message: str) -> None:
         learn_tree_from_table(frame, target)
 
 
+@pytest.mark.slow
 def test_decision_list_from_a_table(tmp_path: Path) -> None:
     path = shared_path("datasets", "interpretable-robust-trees/compasbin_data.csv.gz")
     target = "recidivate-within-two-years:1"

@@ -27,13 +27,10 @@ from xpg.core.features import Feature
 from xpg.errors import GraphTooLargeError, InvalidModelError
 from xpg.io.model_json import model_to_dict, read_model_dict
 from xpg.learn.datasets import load_dataset
-from xpg.models.ensemble import (
-    BoostedTrees,
-    EnsembleTree,
-    Forest,
-    compile_ensemble,
-    ensemble_from_sklearn,
-)
+from xpg.models.ensemble import BoostedTrees, Forest
+from xpg.models.ensemble_compile import compile_ensemble
+from xpg.models.ensemble_import import ensemble_from_sklearn
+from xpg.models.ensemble_tree import EnsembleTree
 from xpg.models.registry import model_kind
 from xpg.testing import ENSEMBLE_KINDS, random_sklearn_ensemble
 
@@ -70,6 +67,7 @@ def test_predict_equals_sklearn_on_every_test_row(name, cls) -> None:
     assert type(again) is type(model) and (again.scores(X_test) == model.scores(X_test)).all()
 
 
+@pytest.mark.slow
 def test_random_small_ensembles_exhaustively() -> None:
     """300 seeded ensembles: every point of the domain, as scikit-learn predicts it; the
     compiled graph and the JSON round trip agree too."""
@@ -159,6 +157,7 @@ def _evaluate(enc, values: dict) -> int:
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_smt_encoding_agrees_with_predict(cls) -> None:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 4))
@@ -313,6 +312,7 @@ def test_graph_route_on_the_whole_car_domain() -> None:
         assert [dg.predict(r) for r in data.X.tolist()] == est.predict(X).tolist()
 
 
+@pytest.mark.slow
 def test_rounding_bound_bounds_the_float_error() -> None:
     """The exact sums (Fractions of the same contributions) are within rounding_bound of the
     float scores, on every point of 60 random ensembles."""

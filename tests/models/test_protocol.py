@@ -145,7 +145,7 @@ def _risk_score() -> RiskScore:
 
 
 def _stumps(feature: int, cut: float, left: list[list[float]], right: list[list[float]]) -> Any:
-    from xpg.models.ensemble import EnsembleTree
+    from xpg.models.ensemble_tree import EnsembleTree
 
     return EnsembleTree(
         np.array([feature, 2, -1, -1, -1]),
@@ -331,6 +331,7 @@ def _expected_axps(point: Sequence[int]) -> set[tuple[str, ...]]:
     return set(itertools.combinations(same, 3))
 
 
+@pytest.mark.slow
 def test_a_new_kind_works_everywhere_once_registered(
     majority_kind: type[Majority], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -129,6 +129,7 @@ def test_bad_score_cards_are_refused(make: Any, message: str) -> None:
 
 
 # -- compilation ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_compiled_graph_is_the_score_card_on_every_input() -> None:
     """Hundreds of random risk scores: the graph predicts what the card does on every point of
     the product of each feature's cell representatives, and its size is in the bound."""
@@ -204,6 +205,7 @@ def test_constant_scores_compile_to_one_terminal() -> None:
 
 
 # -- explanations on the compiled graph against brute force, verified on the score card ---------
+@pytest.mark.slow
 def test_explanations_are_the_oracles_and_verified_by_smt() -> None:
     rng = random.Random(15)
     checked = members_checked = 0

@@ -51,6 +51,7 @@ def test_beam_size_reaches_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seen == [10, 3]
 
 
+@pytest.mark.slow
 def test_wide_beam_finds_parity_anchors_a_beam_of_one_misses() -> None:
     """x_2 xor x_7 over 10 bits: every single feature has precision 1/2, so size-2 candidates
     are the pairs containing a kept feature.  A beam holding every feature always reaches

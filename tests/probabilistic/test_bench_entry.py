@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def bench_cli(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]

@@ -133,6 +133,7 @@ def test_exact_equals_enumeration_under_data_marginals_with_real_features() -> N
             )
 
 
+@pytest.mark.slow
 def test_sklearn_tree_exact_matches_enumeration_on_integer_and_boolean_features() -> None:
     for seed in range(10):
         rng = np.random.default_rng(seed)
@@ -155,6 +156,7 @@ def test_sklearn_tree_exact_matches_enumeration_on_integer_and_boolean_features(
                 assert queried.error == pytest.approx(brute, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_exact_equals_enumeration_on_sklearn_trees_with_12_features() -> None:
     """Trees up to the 12 features of the issue, under uniform and data-marginal distributions."""
     features = [Feature.boolean(f"b{i}") for i in range(8)] + [

@@ -86,6 +86,7 @@ def _flip_one_terminal(dg: DecisionGraph, rng: random.Random) -> DecisionGraph:
     return out
 
 
+@pytest.mark.slow
 def test_explanations_of_a_wrong_graph_are_refuted_on_the_original() -> None:
     """A verifier that looked at the compiled graph would confirm these; the original model
     refutes some explanation of most wrongly compiled lists, with a counterexample the

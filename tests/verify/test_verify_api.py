@@ -39,6 +39,7 @@ def test_float32_midpoint_matches_numpy_rounding() -> None:
             assert got == expected, (t, x)
 
 
+@pytest.mark.slow
 def test_breast_cancer_depth6_explanations_confirmed_by_smt() -> None:
     """Feature-level, minimal as features, none repeated nor inside another, each confirmed
     on the estimator itself; the verifier's counterexamples are classified by sklearn."""

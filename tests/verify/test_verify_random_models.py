@@ -40,6 +40,8 @@ from xpg.testing import (
 )
 from xpg.verify.verifier import Verifier
 
+pytestmark = pytest.mark.slow
+
 
 def check_instance(
     model: Any,
