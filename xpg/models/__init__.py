@@ -4,7 +4,10 @@
 (the kinds by JSON type name), :mod:`~xpg.models.tree` (decision trees),
 :mod:`~xpg.models.decision_list` (decision lists), :mod:`~xpg.models.obdd` (OBDDs built with
 dd), :mod:`~xpg.models.omdd` (OMDDs given node by node), :mod:`~xpg.models.risk_score`
-(risk scores) and :mod:`~xpg.models.ensemble` (random forests and boosted trees).
+(risk scores) and :mod:`~xpg.models.ensemble` (random forests and boosted trees; with
+:mod:`~xpg.models.ensemble_tree` (one tree's arrays), :mod:`~xpg.models.ensemble_import`
+(from scikit-learn) and :mod:`~xpg.models.ensemble_compile` (to a decision graph)).  A kind
+may instead be explained by an oracle of its own and never compiled (docs/model-kinds.md).
 """
 
 from xpg.models.decision_list import (
