@@ -67,6 +67,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]
     return status, out, err
 
 
+@pytest.mark.slow
 def test_every_record_is_the_enumeration_of_its_row(
     compas: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,6 +201,7 @@ def test_resume_after_an_interrupted_run(
     assert status == 2 and "out.jsonl:2:" in err
 
 
+@pytest.mark.slow
 def test_workers_and_a_dask_local_cluster_give_the_same_records(
     compas: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -245,6 +247,7 @@ def test_parquet_round_trip_and_limit(
         assert record["complete"] == (total < 2)
 
 
+@pytest.mark.slow
 def test_robustness_records_in_json_lines_and_parquet(
     compas: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -72,6 +72,7 @@ def test_the_bar_has_a_total_and_the_time_left(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.slow
 def test_the_command_counts_the_rows_and_advances_row_by_row(
     workers: str,
     tmp_path: Path,

@@ -136,8 +136,8 @@ def test_the_ensemble_route_has_a_default_timeout(monkeypatch: pytest.MonkeyPatc
     from xpg.cli import batch as cli_batch
     from xpg.explain import batch
     from xpg.explain.batch import BatchExplainer
-    from xpg.explain.ensemble import EnsembleExplainer
-    from xpg.models.ensemble import ensemble_from_sklearn
+    from xpg.explain.engine import Decision, Explainer
+    from xpg.models.ensemble_import import ensemble_from_sklearn
     from xpg.testing.ensembles import random_small_ensemble
 
     assert (cli_batch.DEFAULT_LIMIT, cli_batch.DEFAULT_ORACLE_TIMEOUT) == (
@@ -146,19 +146,20 @@ def test_the_ensemble_route_has_a_default_timeout(monkeypatch: pytest.MonkeyPatc
     )
     est, feats, X = random_small_ensemble(3, "forest")
     model = ensemble_from_sklearn(est, feats)
-    graph, solver = BatchExplainer(model), BatchExplainer(model, graph_budget=1)
+    compiled, uncompiled = Explainer(model, many=True), Explainer(model, budget=1, many=True)
+    graph, solver = BatchExplainer(compiled), BatchExplainer(uncompiled)
     assert (graph.route, graph.limit, graph.timeout) == ("graph", 100, None)
-    assert (solver.route, solver.limit, solver.timeout) == ("ensemble", 100, 10.0)
-    assert BatchExplainer(model, graph_budget=1, timeout=None, limit=None).timeout is None
-    assert BatchExplainer(model, timeout=2.5).timeout == 2.5
+    assert (solver.route, solver.limit, solver.timeout) == ("sat-pb", 100, 10.0)
+    assert BatchExplainer(uncompiled, timeout=None, limit=None).timeout is None
+    assert BatchExplainer(compiled, timeout=2.5).timeout == 2.5
     budgets = []
-    enumerate_all = EnsembleExplainer.enumerate
+    enumerate_all = Decision.enumerate
 
     def spy(self: Any, limit: Any = None, timeout: Any = None) -> Any:
         budgets.append((limit, timeout))
         return enumerate_all(self, limit=limit, timeout=timeout)
 
-    monkeypatch.setattr(EnsembleExplainer, "enumerate", spy)
+    monkeypatch.setattr(Decision, "enumerate", spy)
     solver.explain_row(0, X[0].tolist())
     assert budgets == [(100, 10.0)]
 
@@ -230,6 +231,7 @@ def test_a_fingerprint_is_of_the_canonical_json_at_any_depth(
     assert model_fingerprint(str(path)).startswith("sha256:")
 
 
+@pytest.mark.slow
 def test_resume_accepts_an_output_written_before_fingerprints(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -331,6 +333,7 @@ def _wait_for_lines(path: Path, proc: subprocess.Popen[str], lines: int) -> int:
     ],
     ids=["in-process", "workers-ctrl-c", "workers-kill-int", "workers-sigterm", "dask-ctrl-c"],
 )
+@pytest.mark.slow
 def test_a_signal_stops_the_run_and_resume_completes_it(
     files: dict[str, Path],
     tmp_path: Path,

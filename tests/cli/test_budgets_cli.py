@@ -21,9 +21,11 @@ from xpg.cli.main import build_parser, main
 from xpg.core.features import Feature, Literal
 from xpg.io.model_json import save_model
 from xpg.models.decision_list import GRAPH_BUDGET, DecisionList, Rule
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing import long_decision_list
 from xpg.verify.verifier import Verifier
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from xpg.cli.main import main
 from xpg.io.model_json import save_model
-from xpg.models.ensemble import ensemble_from_sklearn
+from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
 
 

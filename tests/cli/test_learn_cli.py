@@ -220,6 +220,7 @@ def _doc_sessions() -> list[tuple[str, list[str]]]:
     return sessions
 
 
+@pytest.mark.slow
 def test_the_documented_sessions_print_what_docs_cli_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -182,7 +182,7 @@ def test_draw_and_export_take_one_row(
 
 def test_a_tree_ensemble_from_a_row(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     est, feats, X = random_small_ensemble(4, "forest")
-    from xpg.models.ensemble import ensemble_from_sklearn
+    from xpg.models.ensemble_import import ensemble_from_sklearn
 
     path = tmp_path / "forest.json"
     save_model(ensemble_from_sklearn(est, feats), path)

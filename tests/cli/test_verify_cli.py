@@ -23,6 +23,7 @@ def _doc_examples() -> list[dict[str, Any]]:
     return [json.loads(b) for b in blocks if '"format": "xpg-model"' in b]
 
 
+@pytest.mark.slow
 def test_cli_enum_then_verify_every_explanation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -455,6 +455,7 @@ def _is_solver_interrupt(err: BaseException) -> bool:
 def cmd_explain(args: argparse.Namespace) -> int:
     """Handler of ``xpg explain``."""
     from xpg.explain.batch import BatchExplainer, parse_kinds
+    from xpg.explain.engine import Explainer
     from xpg.explain.parallel import (
         dask_client,
         run_dask,
@@ -473,12 +474,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
         raise DataNotFoundError(f"{args.data}: no such data file")
     pandas()
-    model = read_model(
-        args.model
-    )  # a tree ensemble or decision list too large to compile stays one
+    model = read_model(args.model)
     fingerprint = model_fingerprint(args.model)
     explainer = BatchExplainer(
-        model,
+        Explainer(model, many=True),  # for many rows: compiled when it fits its budget
         kinds=kinds,
         limit=args.limit,
         timeout=args.timeout,
@@ -625,8 +624,8 @@ def register(subparsers: Any) -> None:
         help="what each record holds: some of axp, cxp, conditions (what each AXp's features "
         "satisfy, each CXp's counterexample and its class), features (necessary/relevant/"
         "irrelevant features), robustness (exact l-infinity distance to another class, with a "
-        "counterexample; in Parquet as JSON text; not for a tree ensemble too large to "
-        "compile, whose rows are explained by the SAT route); default axp,cxp",
+        "counterexample; in Parquet as JSON text; refused where the model's route cannot "
+        "search distances); default axp,cxp",
     )
     p.add_argument(
         "--limit",

@@ -37,7 +37,7 @@ from xpg.errors import InvalidInstanceError, InvalidModelError, OutputError, Par
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
     from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.ensemble.explainer import OracleExplainer
+    from xpg.explain.engine import Decision, Explainer, Route
 
 #: A command handler: the parsed arguments in, the exit status out.
 Handler = Callable[[argparse.Namespace], int]
@@ -104,8 +104,9 @@ def _too_large(size: int | None, limit: int) -> str:
     )
 
 
-def _is_model_text(path: str, text: str) -> bool:
-    """:func:`is_model_file` of a file whose text is already read."""
+def is_model_text(path: str, text: str) -> bool:
+    """:func:`is_model_file` of a file whose text is already read (a JSON model file, not a
+    ``.xpg`` file: the file's format, not the model's kind)."""
     if path.endswith(".json"):
         return True
     return not path.endswith(".xpg") and text.lstrip().startswith("{")
@@ -537,25 +538,18 @@ def row_instance(dg: DecisionGraph, row: DataRow) -> dict[str, Any]:
         raise InvalidInstanceError(f"{row.path} row {row.row}: {err}") from None
 
 
-def load_explanation_graph(path: str, instance: str | DataRow | None) -> ExplanationGraph:
-    """The XpG named on the command line: a ``.xpg`` file, or a JSON model with an instance.
+# -- what FILE names: one explained decision -------------------------------------------------------
+def read_graph_text(text: str, path: str, instance: str | DataRow | None) -> ExplanationGraph:
+    """The explanation graph of a ``.xpg`` file's ``text`` (errors name ``path``).
 
     Raises
     ------
     InvalidInstanceError
-        When a model file comes without ``--instance``, or a ``.xpg`` file with one.
+        When an instance is given too: the graph is of one instance already (a data table
+        given as the graph is recognised as one).
     """
-    from xpg.core.xpgraph import ExplanationGraph
     from xpg.io.xpg_format import read_xpg_text
 
-    text = read_input_text(path)
-    if _is_model_text(path, text):
-        dg = load_model_text(text, path)
-        if instance is None:
-            raise InvalidInstanceError(
-                f"{path} is a model file: give the instance with --instance name=value,..."
-            )
-        return ExplanationGraph.from_decision_graph(dg, parse_instance(dg, instance))
     if instance is not None:
         from xpg.io.xpg_format import refuse_table
 
@@ -567,88 +561,124 @@ def load_explanation_graph(path: str, instance: str | DataRow | None) -> Explana
     return read_xpg_text(text, path=path)
 
 
-def load_model_text(text: str, path: str) -> DecisionGraph:
-    """The validated decision graph of a JSON model file's text (errors name ``path``)."""
-    from xpg.io.model_json import load_model_text as load
+def model_instance(
+    features: Sequence[Any], path: str, instance: str | DataRow | None
+) -> dict[str, Any]:
+    """The instance given for a model file's ``features`` (:func:`parse_instance`).
 
-    return load(text, path)
+    Raises
+    ------
+    InvalidInstanceError
+        When none is given, or as :func:`parse_instance`.
+    """
+    from xpg.core.graph import DecisionGraph
+
+    if instance is None:
+        raise InvalidInstanceError(
+            f"{path} is a model file: give the instance with --instance name=value,..."
+        )
+    return parse_instance(DecisionGraph(list(features)), instance)
 
 
-def load_input(path: str) -> DecisionGraph | ExplanationGraph:
-    """FILE read once, within the input size limit: a model file's validated decision graph,
-    or a ``.xpg`` file's explanation graph."""
-    from xpg.io.xpg_format import read_xpg_text
+def model_explainer(
+    model: Any,
+    budget: int | None = None,
+    path: str = "the model file",
+    *,
+    compile_if_fits: bool = False,
+    route: Route = "auto",
+) -> Explainer:
+    """The one explainer of a model read from ``path`` (:class:`xpg.Explainer`: its route
+    policy decides between a compiled graph and an oracle; ``budget`` is the compile budget
+    of a kind that has one, ignored for the others).  With ``compile_if_fits``, a kind
+    explained by its oracle by default (a tree ensemble) is compiled when it fits the
+    budget, as for many decisions; ``route="graph"`` compiles it or raises
+    :class:`~xpg.errors.GraphTooLargeError`.
 
+    Raises
+    ------
+    InvalidModelError
+        When the model's graph breaks Def. 2 (a ``decision-graph`` file's, say), naming the
+        file.
+
+    Examples
+    --------
+    >>> from xpg.examples import paper_figure2
+    >>> model_explainer(paper_figure2()).route
+    'graph'
+    """
+    from xpg.errors import InvalidGraphError
+    from xpg.explain.engine import Explainer
+
+    if budget is not None and _budget_parameter(model) is None:
+        budget = None  # a kind compiled without a budget (a tree, an OMDD...)
+    try:
+        explainer = Explainer(model, route=route, budget=budget, many=compile_if_fits)
+        graph = explainer.graph
+        if graph is not None and graph is model:  # a graph file's, taken as it is: Def. 2
+            graph.validate()
+    except InvalidGraphError as err:
+        raise InvalidModelError(f"{path}: model: {err}") from None
+    return explainer
+
+
+def load_args_target(args: argparse.Namespace) -> Decision:
+    """The decision the ``file`` and ``--instance`` arguments name, to explain: a model
+    file's through :func:`model_explainer` (``--budget``, when the command has it, is the
+    compile budget), a ``.xpg`` file's over its graph.  The caller closes it.  On another
+    route than the graph (a tree ensemble, a decision list too large to compile), a
+    ``--timeout`` left unset becomes :data:`ORACLE_TIMEOUT`.
+
+    Raises
+    ------
+    InvalidInstanceError
+        When a model file comes without an instance, or a ``.xpg`` file with one.
+    """
+    from xpg.explain.engine import Decision
+
+    path = args.file
     text = read_input_text(path)
-    if _is_model_text(path, text):
-        return load_model_text(text, path)
-    return read_xpg_text(text, path=path)
+    if is_model_text(path, text):
+        model = read_model_text(text, path)
+        explainer = model_explainer(model, getattr(args, "budget", None), path)
+        decision = explainer.explain(model_instance(explainer.features, path, args.instance))
+    else:
+        from xpg.explain.graph_oracle import GraphOracle
+
+        decision = Decision(GraphOracle(read_graph_text(text, path, args.instance)))
+    if decision.route != "graph" and getattr(args, "timeout", ORACLE_TIMEOUT) is None:
+        args.timeout = ORACLE_TIMEOUT
+    return decision
 
 
-def load_args_graph(args: argparse.Namespace) -> ExplanationGraph:
-    """:func:`load_explanation_graph` of the ``file`` and ``--instance`` arguments."""
-    return load_explanation_graph(args.file, args.instance)
+def load_explanation_graph(
+    path: str,
+    instance: str | DataRow | None,
+    budget: int | None = None,
+    needs: str = "the command needs a compiled decision graph",
+    instead: str = "use xpg axp, cxp or enum, which explain it without compiling",
+) -> ExplanationGraph:
+    """The explanation graph FILE names: a ``.xpg`` file's, or that of a JSON model compiled
+    within ``budget`` (:func:`compiled_explainer`, which says ``needs`` and ``instead`` when
+    it does not compile) at the instance.
 
+    Raises
+    ------
+    InvalidInstanceError
+        When a model file comes without an instance, or a ``.xpg`` file with one.
+    """
+    text = read_input_text(path)
+    if not is_model_text(path, text):
+        return read_graph_text(text, path, instance)
+    explainer = compiled_explainer(read_model_text(text, path), budget, needs, instead, path)
+    with explainer.explain(model_instance(explainer.features, path, instance)) as decision:
+        return decision.explanation_graph
 
-#: JSON model types explained by the ensemble oracle rather than a compiled graph
-ENSEMBLE_TYPES = ("forest", "boosted-trees")
 
 #: seconds: the default ``--timeout`` of ``member``, ``features``, ``smallest`` and ``enum`` on a
 #: model explained without a compiled graph (a tree ensemble, a decision list too large to
 #: compile), where a query can take very long
 ORACLE_TIMEOUT = 60.0
-
-
-def load_args_target(args: argparse.Namespace) -> ExplanationGraph | OracleExplainer:
-    """What the ``file`` and ``--instance`` arguments name: for a tree-ensemble model file
-    (``forest``, ``boosted-trees``), an :class:`~xpg.explain.ensemble.EnsembleExplainer`
-    (sat route); for a decision list whose decision graph needs more than the compile budget
-    (:data:`~xpg.models.decision_list.GRAPH_BUDGET` nodes), a
-    :class:`~xpg.explain.list_oracle.DecisionListExplainer` (list-sat route, no compilation);
-    otherwise :func:`load_args_graph`.  The caller closes an explainer.  On those two routes
-    a ``--timeout`` option left unset becomes :data:`ORACLE_TIMEOUT`."""
-    from xpg.errors import GraphTooLargeError
-
-    path = args.file
-    text = read_input_text(path)
-    model: Any = None
-    if _is_model_text(path, text) and any(f'"{t}"' in text for t in ENSEMBLE_TYPES):
-        from xpg.io.json_text import parse_json
-
-        doc = parse_json(text, path=path)
-        body = doc.get("model") if isinstance(doc, dict) else None
-        if isinstance(body, dict) and body.get("type") in ENSEMBLE_TYPES:
-            model = _read_model_doc(doc, path)
-    if model is None:
-        try:
-            return load_explanation_graph(path, args.instance)
-        except GraphTooLargeError:
-            if not _is_model_text(path, text) or '"decision-list"' not in text:
-                raise
-            from xpg.io.json_text import parse_json
-
-            model = _read_model_doc(parse_json(text, path=path), path)
-            if model.json_type != "decision-list":
-                raise
-    from xpg.core.graph import DecisionGraph
-
-    if args.instance is None:
-        raise InvalidInstanceError(
-            f"{path} is a model file: give the instance with --instance name=value,..."
-        )
-    instance = parse_instance(DecisionGraph(model.features), args.instance)
-    explainer: OracleExplainer
-    if model.json_type == "decision-list":
-        from xpg.explain.list_oracle import DecisionListExplainer
-
-        explainer = DecisionListExplainer(model, instance)
-    else:
-        from xpg.explain.ensemble import EnsembleExplainer
-
-        explainer = EnsembleExplainer(model, instance)
-    if getattr(args, "timeout", ORACLE_TIMEOUT) is None:
-        args.timeout = ORACLE_TIMEOUT
-    return explainer
 
 
 def _read_model_doc(doc: Any, path: str) -> Any:
@@ -661,15 +691,13 @@ def _read_model_doc(doc: Any, path: str) -> Any:
         raise InvalidModelError(f"{path}: {err}") from None
 
 
-def read_model_file(path: str) -> Any:
-    """The model object of a JSON model file (not compiled), read within the input size
-    limit (:func:`read_input_text`); errors name the file (a data table given instead is
-    recognised as one)."""
-    from xpg.core.xpgraph import paused_gc
+def read_model_text(text: str, path: str) -> Any:
+    """The model object (not compiled) of a JSON model file's ``text``; errors name ``path``
+    (a data table given instead is recognised as one)."""
+    from xpg.core.gc_pause import paused_gc
     from xpg.io.json_text import parse_json
     from xpg.io.xpg_format import refuse_table
 
-    text = read_input_text(path)
     with paused_gc():
         try:
             doc = parse_json(text, path=path)
@@ -679,8 +707,12 @@ def read_model_file(path: str) -> Any:
         return _read_model_doc(doc, path)
 
 
-#: JSON model types whose compilation has a budget (``to_decision_graph(budget=...)``)
-BUDGETED_TYPES = ("decision-list", *ENSEMBLE_TYPES)
+def read_model_file(path: str) -> Any:
+    """The model object of a JSON model file (not compiled), read within the input size
+    limit (:func:`read_input_text`); errors name the file (a data table given instead is
+    recognised as one)."""
+    return read_model_text(read_input_text(path), path)
+
 
 #: the ``--budget`` help of the commands that need a model's decision graph
 BUDGET_HELP = (
@@ -690,12 +722,12 @@ BUDGET_HELP = (
 )
 
 
-def compiled_graph(
+def compiled_explainer(
     model: Any, budget: int | None, needs: str, instead: str, path: str = "the model file"
-) -> DecisionGraph:
-    """``model``'s validated decision graph, compiled within ``budget`` (None: the model
-    kind's default; only decision lists and tree ensembles have one); ``path`` names the
-    model's file in messages.
+) -> Explainer:
+    """The explainer of ``model`` with its decision graph compiled within ``budget`` (None:
+    the model kind's default), for a command that needs the graph (:func:`model_explainer`
+    with ``compile_if_fits``, asked whether it ``supports("compile")``).
 
     Raises
     ------
@@ -703,49 +735,100 @@ def compiled_graph(
         One plain line: ``needs`` (what the command does with a graph), the model, the
         budget and how to raise it, then ``instead`` (what to use).
     InvalidModelError
-        When the graph breaks Def. 2 (a ``decision-graph`` file, say).
+        For a kind never compiled, or a graph that breaks Def. 2 (a ``decision-graph``
+        file, say).
 
     Examples
     --------
     >>> from xpg.core.features import Feature, Literal
     >>> from xpg.models.decision_list import DecisionList, Rule
     >>> dl = DecisionList([Feature.boolean("a")], [0, 1], [Rule([Literal.eq("a", 1)], 1)], 0)
-    >>> len(compiled_graph(dl, None, "", ""))
+    >>> len(compiled_explainer(dl, None, "", "").graph)
     3
-    >>> compiled_graph(dl, 2, "xpg draw draws graphs", "use xpg axp")  # doctest: +ELLIPSIS
+    >>> compiled_explainer(dl, 2, "xpg draw draws graphs", "use xpg axp")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     xpg.errors.GraphTooLargeError: xpg draw draws graphs; this 1-rule decision list does not ...
     """
-    from xpg.errors import GraphTooLargeError, InvalidGraphError
+    explainer = model_explainer(model, budget, path, compile_if_fits=True)
+    if not explainer.supports("compile"):
+        raise not_compiled_error(model, budget, needs, instead)
+    return explainer
 
-    kind = getattr(model, "json_type", "")
-    if budget is None or kind not in BUDGETED_TYPES:
-        if kind == "decision-list":
-            from xpg.models.decision_list import GRAPH_BUDGET as budget
-        elif kind in ENSEMBLE_TYPES:
-            from xpg.models.ensemble import GRAPH_BUDGET as budget
-    try:
-        dg: DecisionGraph = (
-            model.to_decision_graph(budget=budget)
-            if kind in BUDGETED_TYPES
-            else model.to_decision_graph()
+
+def not_compiled_reason(model: Any, budget: int | None) -> str:
+    """Why ``model``'s explainer has no decision graph: its kind is never compiled, or it
+    does not compile within ``budget`` (None: the kind's default).
+
+    >>> from xpg.core.features import Feature, Literal
+    >>> from xpg.models.decision_list import DecisionList, Rule
+    >>> dl = DecisionList([Feature.boolean("a")], [0, 1], [Rule([Literal.eq("a", 1)], 1)], 0)
+    >>> not_compiled_reason(dl, None)
+    'this 1-rule decision list does not compile within the budget of 10000 diagram nodes'
+    """
+    if never_compiled(model):
+        kind = getattr(model, "json_type", type(model).__name__)
+        return (
+            f"a {kind} model is never compiled into a decision graph (its kind is explained "
+            "by its own oracle)"
         )
-        dg.validate()
-    except GraphTooLargeError:
-        if kind == "decision-list":
-            what, unit = f"{len(model.rules)}-rule decision list", "diagram nodes"
-        else:
-            trees = f"{len(model.trees)}-tree"
-            what = f"{trees} forest" if kind == "forest" else f"{trees} boosted ensemble"
-            unit = "diagram edges made"
-        raise GraphTooLargeError(
-            f"{needs}; this {what} does not compile within the budget of {budget} {unit} "
-            f"(raise it with --budget N): {instead}"
-        ) from None
-    except InvalidGraphError as err:
-        raise InvalidModelError(f"{path}: model: {err}") from None
-    return dg
+    what, unit = _budget_words(model)
+    if budget is None:
+        parameter = _budget_parameter(model)
+        budget = None if parameter is None else parameter.default
+    return f"this {what} does not compile within the budget of {budget} {unit}"
+
+
+def never_compiled(model: Any) -> bool:
+    """Whether ``model``'s kind is never compiled (it brings its own oracle instead of
+    ``to_decision_graph``: what the kind declares, docs/model-kinds.md)."""
+    return not callable(getattr(model, "to_decision_graph", None))
+
+
+def not_compiled_error(model: Any, budget: int | None, needs: str, instead: str) -> XpgError:
+    """The one-line error of a command that needs ``model``'s decision graph when its
+    explainer has none: ``needs``, why (:func:`not_compiled_reason`) and ``instead``.
+
+    >>> from xpg.core.features import Feature, Literal
+    >>> from xpg.models.decision_list import DecisionList, Rule
+    >>> dl = DecisionList([Feature.boolean("a")], [0, 1], [Rule([Literal.eq("a", 1)], 1)], 0)
+    >>> print(not_compiled_error(dl, None, "xpg draw draws graphs", "use xpg axp"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    xpg draw draws graphs; this 1-rule decision list does not compile within the budget of
+    10000 diagram nodes (raise it with --budget N): use xpg axp
+    """
+    from xpg.errors import GraphTooLargeError
+
+    reason = not_compiled_reason(model, budget)
+    if never_compiled(model):
+        return InvalidModelError(f"{needs}; {reason}: {instead}")
+    return GraphTooLargeError(f"{needs}; {reason} (raise it with --budget N): {instead}")
+
+
+def _budget_words(model: Any) -> tuple[str, str]:
+    """How messages name ``model`` and the unit of its compile budget (words only: which
+    route explains it is the explainer's policy)."""
+    kind = str(getattr(model, "json_type", type(model).__name__))
+    if kind == "decision-list":
+        return f"{len(model.rules)}-rule decision list", "diagram nodes"
+    if kind in ("forest", "boosted-trees"):
+        trees = f"{len(model.trees)}-tree"
+        return (f"{trees} forest" if kind == "forest" else f"{trees} boosted ensemble"), (
+            "diagram edges made"
+        )
+    return f"{kind} model", "units"
+
+
+def _budget_parameter(model: Any) -> Any:
+    """The ``budget`` parameter of ``model.to_decision_graph`` (an ``inspect.Parameter``,
+    whose ``default`` is the kind's default budget), or None when it takes none or the kind
+    is never compiled."""
+    import inspect
+
+    try:
+        return inspect.signature(model.to_decision_graph).parameters.get("budget")
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 # -- arguments -------------------------------------------------------------------------------------
@@ -915,25 +998,41 @@ def braces(features: Sequence[str]) -> str:
     return names_braces(features)
 
 
-def stated_prediction(target: Any) -> str | None:
+def stated_prediction(decision: Decision) -> str | None:
     """The prediction of an explained instance as text (``str`` of the class, as
-    ``xpg explain`` records give it); None for an explanation graph read from a ``.xpg`` file,
-    whose terminals say 1 or 0, not a class."""
-    if getattr(target, "source", True) is None:
+    ``xpg explain`` records give it); None for the explanation graph of a ``.xpg`` file (a
+    decision without a model), whose terminals say 1 or 0, not a class."""
+    if decision.model is None:
         return None
-    return str(target.prediction)
+    return str(decision.prediction)
+
+
+def shown_route(decision: Decision) -> str | None:
+    """The route the answers of ``axp``, ``cxp``, ``enum`` and ``smallest`` name (their
+    ``"route"``): the decision's, except on the graph route, where they never named one."""
+    return None if decision.route == "graph" else decision.route
+
+
+def describable(decision: Decision) -> bool:
+    """Whether ``decision``'s explanations can be stated in the model's terms
+    (:mod:`xpg.explain.describe`): over the explanation graph of a model (not of a ``.xpg``
+    file, whose feature values are unknown), or over an oracle of cells of values (its
+    ``space``: a tree ensemble's, a decision list's); not over a kind's own oracle."""
+    if stated_prediction(decision) is None:
+        return False
+    return decision.route == "graph" or getattr(decision.oracle, "space", None) is not None
 
 
 def explanation_statement(
-    target: ExplanationGraph | OracleExplainer, kind: str, features: Sequence[str]
+    target: Decision, kind: str, features: Sequence[str]
 ) -> tuple[dict[str, Any], str]:
     """What an explanation means, as JSON fields and as text following its set: for an AXp,
     ``{"conditions": [...]}`` (aligned with the sorted features) and ``": c1; c2"``, the
     condition each feature satisfies at the instance; for a CXp, ``{"counterexample": {...},
     "counterexample_class": "..."}`` and ``": x = 1; y = 2 gives prediction c"``, new values
-    the model classifies otherwise (:mod:`xpg.explain.describe`).  ``({}, "")`` for a
-    ``.xpg`` graph, whose feature values are unknown."""
-    if stated_prediction(target) is None:
+    the model classifies otherwise (:mod:`xpg.explain.describe`).  ``({}, "")`` when the
+    decision is not :func:`describable`."""
+    if not describable(target):
         return {}, ""
     from xpg.explain.describe import (
         changes_text,
@@ -1147,7 +1246,7 @@ def sigterm_raises() -> Iterator[None]:
 
 
 class OutOfTime(Exception):
-    """The time budget of a query on an explanation graph was reached."""
+    """The time budget of a query was reached (:func:`time_limit`)."""
 
 
 @contextlib.contextmanager
@@ -1173,3 +1272,36 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+#: seconds the timer signal of :func:`within_time` waits past a query's time budget: a query
+#: that watches the clock (an oracle's deadline) stops first, with what it decided
+SIGNAL_GRACE = 0.1
+
+_T = TypeVar("_T")
+
+
+def within_time(
+    query: Callable[[float | None], _T], timeout: float | None
+) -> tuple[_T | None, bool, Any]:
+    """``query(timeout)`` within ``timeout`` seconds, whatever answers it: ``(the answer,
+    False, None)``, or ``(None, True, partial)`` once the budget is reached.
+
+    The query is given the budget (a :class:`~xpg.explain.engine.Decision` method's
+    ``timeout=``: an oracle's deadline, past which it says what it decided, ``partial``);
+    a query that watches no clock (the graph route's run in Python) is stopped by a timer
+    signal (:func:`time_limit`) :data:`SIGNAL_GRACE` seconds later, with nothing decided.
+
+    >>> within_time(lambda t: t, 5.0), within_time(lambda t: "done", None)
+    ((5.0, False, None), ('done', False, None))
+    """
+    from xpg.explain.engine import QueryTimeout
+    from xpg.explain.oracle_abc import OracleTimeout
+
+    try:
+        with time_limit(None if timeout is None else timeout + SIGNAL_GRACE):
+            return query(timeout), False, None
+    except (OutOfTime, OracleTimeout):
+        return None, True, None
+    except QueryTimeout as err:
+        return None, True, err.partial

@@ -1,4 +1,5 @@
-"""The main job: train a tree on bundled data, compile it, explain several decisions.
+"""The main job: train a tree on bundled data, compile it, explain several decisions (with
+the one explainer, :class:`xpg.Explainer`, over the compiled graph).
 
 Examples
 --------
@@ -76,10 +77,8 @@ def run_demo(
 
     from xpg.compile.sklearn_tree import from_sklearn_tree
     from xpg.core.features import real_features
-    from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.axp_cxp import find_axp, find_cxp
-    from xpg.explain.describe import axp_conditions, counterexample
-    from xpg.explain.marco import enumerate_explanations
+    from xpg.explain.describe import explanation_conditions, explanation_counterexample
+    from xpg.explain.engine import Explainer
 
     if dataset not in DATASETS:
         raise InvalidParameterError(
@@ -114,20 +113,22 @@ def run_demo(
         compile_seconds=time.perf_counter() - start,
         instances=[],
     )
+    explainer = Explainer(dg)
     rows = np.random.default_rng(seed).choice(len(X_test), size=n_instances, replace=False)
     for row in sorted(rows.tolist()):
         start = time.perf_counter()
-        xg = ExplanationGraph.from_decision_graph(dg, list(X_test[row]))
-        axp = find_axp(xg)
-        cxp = find_cxp(xg)
-        change, other = counterexample(xg, list(cxp)) if cxp else (None, None)
-        result = enumerate_explanations(xg)
+        with explainer.explain(list(X_test[row])) as decision:
+            axp = decision.axp()
+            cxp = decision.cxp()
+            change, other = explanation_counterexample(decision, cxp) if cxp else (None, None)
+            conditions = explanation_conditions(decision, axp)
+            result = decision.enumerate()
         report.instances.append(
             ExplainedInstance(
                 row=row,
-                prediction=xg.prediction,
+                prediction=decision.prediction,
                 axp=axp,
-                axp_conditions=axp_conditions(xg, axp),
+                axp_conditions=conditions,
                 cxp=cxp,
                 cxp_change=change,
                 cxp_class=other,

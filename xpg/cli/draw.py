@@ -29,12 +29,12 @@ from xpg.cli.common import (
     FEATURES_HELP,
     add_command,
     braces,
-    compiled_graph,
+    compiled_explainer,
     emit,
     is_model_file,
-    load_args_graph,
+    load_explanation_graph,
+    model_instance,
     parse_feature_list,
-    parse_instance,
     positive_int,
     read_model_file,
 )
@@ -100,8 +100,8 @@ def cmd_draw(args: argparse.Namespace) -> int:
             f"{args.file} is a model file: --axp, --cxp and --explain need the instance "
             "(--instance name=value,...)"
         )
-    dg = (
-        compiled_graph(
+    explainer = (
+        compiled_explainer(
             read_model_file(args.file),
             args.budget,
             "xpg draw draws compiled decision graphs",
@@ -111,16 +111,16 @@ def cmd_draw(args: argparse.Namespace) -> int:
         if model_file
         else None
     )
-    if dg is not None and args.instance is None:
-        graph = dg
+    if explainer is not None and args.instance is None:
+        graph = explainer.graph
         title = f"{args.file}: {len(graph)} nodes, {graph.n_edges} edges"
     else:
-        if dg is not None:
-            from xpg.core.xpgraph import ExplanationGraph
-
-            graph = ExplanationGraph.from_decision_graph(dg, parse_instance(dg, args.instance))
+        if explainer is not None:
+            instance = model_instance(explainer.features, args.file, args.instance)
+            with explainer.explain(instance) as decision:
+                graph = decision.explanation_graph
         else:
-            graph = load_args_graph(args)
+            graph = load_explanation_graph(args.file, args.instance)
         prediction = "1" if graph.source is None else repr(graph.prediction)
         title = f"prediction {prediction}"
         if args.explain:

@@ -1,5 +1,9 @@
 """``xpg axp``, ``xpg cxp`` and ``xpg enum``: one explanation, or all of them (MARCO).
 
+FILE names one decision (:func:`~xpg.cli.common.load_args_target`): a model file's,
+explained by the one explainer whatever its kind, or a ``.xpg`` file's; its route other
+than the graph is named in the answer (``"route"``).
+
 Examples
 --------
 >>> import argparse
@@ -18,9 +22,7 @@ KR 2021, Algs. 2-4.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
@@ -28,84 +30,47 @@ from xpg.cli.common import (
     Terminated,
     add_command,
     braces,
+    describable,
     emit,
     explanation_statement,
     load_args_target,
     parse_feature_list,
     positive_float,
     positive_int,
+    shown_route,
     sigterm_raises,
     stated_prediction,
+    within_time,
 )
 
 if TYPE_CHECKING:
-    from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.ensemble.explainer import OracleExplainer
+    from xpg.explain.engine import Decision
 
 
 def _seed(args: argparse.Namespace, names: list[str]) -> list[str] | None:
     return parse_feature_list(args.seed, names) if args.seed else None
 
 
-def _names(target: ExplanationGraph | OracleExplainer) -> list[str]:
-    from xpg.core.xpgraph import ExplanationGraph
-
-    return target.var_names if isinstance(target, ExplanationGraph) else target.features
-
-
 def _one(args: argparse.Namespace, kind: str) -> tuple[dict[str, Any], str]:
-    """One explanation of ``kind`` for FILE within ``--timeout`` (as ``xpg member``: on an
-    explanation graph a timer signal, on an oracle route its deadline, by default
-    :data:`~xpg.cli.common.ORACLE_TIMEOUT` seconds): the JSON document and the text."""
-    from xpg.core.xpgraph import ExplanationGraph
-
+    """One explanation of ``kind`` for FILE within ``--timeout`` (as ``xpg member``,
+    :func:`~xpg.cli.common.within_time`; by default
+    :data:`~xpg.cli.common.ORACLE_TIMEOUT` seconds on a route other than the graph): the
+    JSON document and the text."""
     given = args.timeout
     try:
-        target = load_args_target(args)  # sets the default on the oracle routes
+        decision = load_args_target(args)  # sets the default on the oracle routes
         timeout, default = args.timeout, given is None and args.timeout is not None
     finally:
         args.timeout = given  # each --row starts from the option as given
-    seed = _seed(args, _names(target))
-    if isinstance(target, ExplanationGraph):
-        from xpg.cli.common import OutOfTime, time_limit
-        from xpg.explain.axp_cxp import find_axp, find_cxp
-
+    with decision:
+        seed = _seed(args, decision.features)
+        query = decision.axp if kind == "axp" else decision.cxp
         start = time.perf_counter()
-        try:
-            with time_limit(timeout):
-                found = (
-                    find_axp(target, seed=seed) if kind == "axp" else find_cxp(target, seed=seed)
-                )
-        except OutOfTime:
-            return _out_of_time(target, kind, time.perf_counter() - start, None, timeout, default)
-        return _answer(target, kind, found, time.perf_counter() - start, None)
-    from xpg.explain.oracle_abc import OracleTimeout
-
-    with target:
-        start = time.perf_counter()
-        try:
-            with _oracle_deadline(target, timeout):
-                found = target.find_axp(seed) if kind == "axp" else target.find_cxp(seed)
-        except OracleTimeout:
-            seconds = time.perf_counter() - start
-            return _out_of_time(target, kind, seconds, target.route, timeout, default)
-        return _answer(target, kind, found, time.perf_counter() - start, target.route)
-
-
-@contextlib.contextmanager
-def _oracle_deadline(target: OracleExplainer, timeout: float | None) -> Iterator[None]:
-    """The explainer's oracle stops ``timeout`` seconds from now (its checks then raise
-    :class:`~xpg.explain.ensemble.oracle.OracleTimeout`); nothing on the graph route."""
-    oracle = getattr(target, "_oracle", None)
-    if timeout is None or oracle is None:
-        yield
-        return
-    before = oracle.deadline
-    oracle.deadline = time.perf_counter() + timeout
-    try:
-        yield
-    finally:
-        oracle.deadline = before
+        found, timed_out, _ = within_time(lambda t: query(seed, timeout=t), timeout)
+        seconds = time.perf_counter() - start
+        if timed_out:
+            return _out_of_time(decision, kind, seconds, timeout, default)
+        return _answer(decision, kind, found, seconds)
 
 
 def _budget_note(what: str, timeout: float | None, default: bool) -> str:
@@ -116,22 +81,23 @@ def _budget_note(what: str, timeout: float | None, default: bool) -> str:
 
 
 def _out_of_time(
-    target: ExplanationGraph | OracleExplainer,
+    decision: Decision,
     kind: str,
     seconds: float,
-    route: str | None,
     timeout: float | None,
     default: bool,
 ) -> tuple[dict[str, Any], str]:
     """The document and text of an explanation not found within the time budget: the fields
     of an answer, null, with ``"timed_out": true`` and a ``"note"``."""
+    route = shown_route(decision)
     doc: dict[str, Any] = {"kind": kind, "features": None, "seconds": seconds}
     if route is not None:
         doc["route"] = route
-    prediction = stated_prediction(target)
+    prediction = stated_prediction(decision)
     lines = [] if prediction is None else [f"prediction: {prediction}"]
     if prediction is not None:
         doc["prediction"] = prediction
+    if describable(decision):
         if kind == "axp":
             doc["conditions"] = None
         else:
@@ -144,14 +110,11 @@ def _out_of_time(
 
 
 def _answer(
-    target: ExplanationGraph | OracleExplainer,
-    kind: str,
-    found: tuple[str, ...] | None,
-    seconds: float,
-    route: str | None,
+    decision: Decision, kind: str, found: tuple[str, ...] | None, seconds: float
 ) -> tuple[dict[str, Any], str]:
     """The document and text of one explanation: the set, and for a model file the
     prediction and what the explanation means (:func:`explanation_statement`)."""
+    route = shown_route(decision)
     doc: dict[str, Any] = {
         "kind": kind,
         "features": sorted(found) if found is not None else None,
@@ -159,28 +122,28 @@ def _answer(
     }
     if route is not None:
         doc["route"] = route
-    prediction = stated_prediction(target)
+    prediction = stated_prediction(decision)
     lines = [] if prediction is None else [f"prediction: {prediction}"]
     if prediction is not None:
         doc["prediction"] = prediction
     if found is None:
         lines.append("no CXp: the prediction cannot change")
-        if prediction is not None:
+        if describable(decision):
             doc.update(counterexample=None, counterexample_class=None)
         return doc, "\n".join(lines)
-    fields, meaning = explanation_statement(target, kind, found)
+    fields, meaning = explanation_statement(decision, kind, found)
     doc.update(fields)
     lines.append(f"{'AXp' if kind == 'axp' else 'CXp'} {braces(found)}{meaning}")
     return doc, "\n".join(lines)
 
 
 def cmd_axp(args: argparse.Namespace) -> int:
-    """Handler of ``xpg axp`` (a tree-ensemble model adds ``"route"`` to the JSON)."""
+    """Handler of ``xpg axp`` (a route other than the graph adds ``"route"`` to the JSON)."""
     return emit(args, *_one(args, "axp"))
 
 
 def cmd_cxp(args: argparse.Namespace) -> int:
-    """Handler of ``xpg cxp`` (a tree-ensemble model adds ``"route"`` to the JSON)."""
+    """Handler of ``xpg cxp`` (a route other than the graph adds ``"route"`` to the JSON)."""
     return emit(args, *_one(args, "cxp"))
 
 
@@ -195,29 +158,19 @@ def cmd_enum(args: argparse.Namespace) -> int:
     Ctrl-C (SIGINT) or SIGTERM stops the enumeration: what was found is printed (under
     ``--json``, the document with ``"complete": false``) and the exit status is 130 or 143.
     """
-    from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.marco import Enumerator
-
     given = args.timeout
     try:
-        target = load_args_target(args)  # sets the default on the oracle routes
+        decision = load_args_target(args)  # sets the default on the oracle routes
         default = given is None and args.timeout is not None
     finally:
         args.timeout, timeout = given, args.timeout  # each --row starts from the option given
-    prediction = stated_prediction(target)
-    if prediction is not None:  # loaded before the enumeration's clock starts
+    prediction = stated_prediction(decision)
+    if describable(decision):  # loaded before the enumeration's clock starts
         import xpg.explain.describe  # noqa: F401
     status = 0
-    route = None
+    route = shown_route(decision)
     described = 0.0  # seconds spent stating explanations, not enumerating them
-    en: Any
-    if isinstance(target, ExplanationGraph):
-        en = Enumerator(target, limit=args.limit, timeout=timeout)
-        owner: Any = contextlib.nullcontext()
-    else:
-        en = target.iter_explanations(limit=args.limit, timeout=timeout)
-        owner, route = target, target.route
-    with owner, en:
+    with decision, decision.iter_explanations(limit=args.limit, timeout=timeout) as en:
         if prediction is not None and not args.json:
             print(f"prediction: {prediction}", flush=True)
         try:
@@ -225,7 +178,7 @@ def cmd_enum(args: argparse.Namespace) -> int:
                 for found in en:
                     if not args.json:
                         start = time.perf_counter()
-                        _, meaning = explanation_statement(target, found.kind, found.features)
+                        _, meaning = explanation_statement(decision, found.kind, found.features)
                         described += time.perf_counter() - start
                         print(f"{found.kind.upper()} {braces(found.features)}{meaning}", flush=True)
         except KeyboardInterrupt:
@@ -242,13 +195,14 @@ def cmd_enum(args: argparse.Namespace) -> int:
         doc = result.to_json()
         if prediction is not None:
             doc["prediction"] = prediction
-            if args.json and not status:  # interrupted: out at once, without them
-                doc.update(_statements(target, result))
+            # interrupted: out at once, without the statements
+            if args.json and not status and describable(decision):
+                doc.update(_statements(decision, result))
     if status:
         result.complete = False
     state = "complete" if result.complete else "INCOMPLETE (budget reached)"
-    found = len(result.axps) + len(result.cxps)
-    if not result.complete and default and (args.limit is None or found < args.limit):
+    listed = len(result.axps) + len(result.cxps)
+    if not result.complete and default and (args.limit is None or listed < args.limit):
         state = (
             f"INCOMPLETE (budget reached: the default --timeout of {timeout:g} s; "
             "raise it with --timeout)"
@@ -264,14 +218,14 @@ def cmd_enum(args: argparse.Namespace) -> int:
     return status
 
 
-def _statements(target: Any, result: Any) -> dict[str, Any]:
+def _statements(decision: Decision, result: Any) -> dict[str, Any]:
     """The fields ``xpg enum --json`` adds for a model file besides the prediction: the
     conditions of each AXp (aligned with ``"axps"``) and a counterexample of each CXp
     (aligned with ``"cxps"``)."""
-    cxps = [explanation_statement(target, "cxp", c)[0] for c in result.cxps]
+    cxps = [explanation_statement(decision, "cxp", c)[0] for c in result.cxps]
     return {
         "conditions": [
-            explanation_statement(target, "axp", a)[0]["conditions"] for a in result.axps
+            explanation_statement(decision, "axp", a)[0]["conditions"] for a in result.axps
         ],
         "counterexamples": [c["counterexample"] for c in cxps],
         "counterexample_classes": [c["counterexample_class"] for c in cxps],

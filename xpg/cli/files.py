@@ -19,14 +19,15 @@ from xpg.cli.common import (
     BUDGET_HELP,
     add_command,
     add_json_argument,
-    compiled_graph,
     emit,
-    is_model_file,
-    load_args_graph,
-    load_input,
-    parse_instance,
+    is_model_text,
+    load_explanation_graph,
+    model_explainer,
+    never_compiled,
+    not_compiled_reason,
     positive_int,
-    read_model_file,
+    read_input_text,
+    read_model_text,
 )
 
 
@@ -35,19 +36,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     with one line saying what to use instead."""
     from xpg.io import write_xpg
 
-    if is_model_file(args.file) and args.instance is not None:
-        from xpg.core.xpgraph import ExplanationGraph
-
-        dg = compiled_graph(
-            read_model_file(args.file),
-            args.budget,
-            "xpg export writes the explanation graph of a compiled decision graph",
-            "use xpg axp, cxp or enum, which explain it without compiling",
-            args.file,
-        )
-        xg = ExplanationGraph.from_decision_graph(dg, parse_instance(dg, args.instance))
-    else:
-        xg = load_args_graph(args)
+    xg = load_explanation_graph(
+        args.file,
+        args.instance,
+        args.budget,
+        "xpg export writes the explanation graph of a compiled decision graph",
+        "use xpg axp, cxp or enum, which explain it without compiling",
+    )
     write_xpg(xg, args.output)
     return emit(
         args,
@@ -57,31 +52,43 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Handler of ``xpg validate``: a model file is validated as it is read, a ``.xpg`` too."""
-    from xpg.core.xpgraph import ExplanationGraph  # light: a .xpg file loads no numpy
+    """Handler of ``xpg validate``: a model file is validated as it is read, its decision
+    graph compiled and validated too (a kind never compiled has none); a ``.xpg`` too."""
     from xpg.errors import GraphTooLargeError
 
-    try:
-        graph = load_input(args.file)  # a model is validated as it is read
-    except GraphTooLargeError as err:  # valid, but explained by SAT/SMT rather than a graph
-        from xpg.io import read_model
+    text = read_input_text(args.file)
+    if not is_model_text(args.file, text):
+        from xpg.io.xpg_format import read_xpg_text  # light: a .xpg file loads no numpy
 
-        model = read_model(args.file)
-        model.validate()
-        doc = {
-            "file": args.file,
-            "valid": True,
-            "model": model.json_type,
-            "nodes": None,
-            "edges": None,
-            "note": str(err),
-        }
-        return emit(args, doc, f"{args.file}: valid ({model.json_type}; {err})")
-    if isinstance(graph, ExplanationGraph):
-        doc = {"file": args.file, "valid": True, "nodes": graph.n_nodes, "edges": graph.n_edges}
+        xg = read_xpg_text(text, path=args.file)
+        nodes, edges = xg.n_nodes, xg.n_edges
     else:
-        doc = {"file": args.file, "valid": True, "nodes": len(graph), "edges": graph.n_edges}
-    return emit(args, doc, f"{args.file}: valid ({doc['nodes']} nodes, {doc['edges']} edges)")
+        model = read_model_text(text, args.file)
+        if never_compiled(model):  # what the kind declares: valid, explained by its oracle
+            model.validate()
+            return _valid_without_graph(args, model, not_compiled_reason(model, None))
+        try:
+            graph = model_explainer(model, None, args.file, route="graph").graph
+        except GraphTooLargeError as err:  # valid, but explained by an oracle, not a graph
+            model.validate()
+            return _valid_without_graph(args, model, str(err))
+        assert graph is not None
+        nodes, edges = len(graph), graph.n_edges
+    doc = {"file": args.file, "valid": True, "nodes": nodes, "edges": edges}
+    return emit(args, doc, f"{args.file}: valid ({nodes} nodes, {edges} edges)")
+
+
+def _valid_without_graph(args: argparse.Namespace, model: Any, note: str) -> int:
+    """``xpg validate``'s answer for a valid model without a decision graph, and why."""
+    doc = {
+        "file": args.file,
+        "valid": True,
+        "model": model.json_type,
+        "nodes": None,
+        "edges": None,
+        "note": note,
+    }
+    return emit(args, doc, f"{args.file}: valid ({model.json_type}; {note})")
 
 
 def register(subparsers: Any) -> None:

@@ -6,14 +6,15 @@
 * ``xpg features FILE [--timeout S] [--json]``
 * ``xpg smallest FILE [--kind axp|cxp] [--max-iterations N] [--timeout S] [--json]``
 
-FILE is a ``.xpg`` file, or a JSON model file with ``--instance``.  The report functions
-(:func:`member_report`, :func:`features_report`, :func:`smallest_report`) take an
-:class:`~xpg.core.xpgraph.ExplanationGraph` (or the explainer of a model explained without a
-graph) and return the JSON document and the text.
+FILE is a ``.xpg`` file, or a JSON model file with ``--instance``: one decision, explained
+by the one explainer (:func:`~xpg.cli.common.load_args_target`).  The report functions
+(:func:`member_report`, :func:`features_report`, :func:`smallest_report`) take that
+:class:`~xpg.explain.engine.Decision` and return the JSON document and the text.
 
-``--timeout S`` bounds the query: by default :data:`~xpg.cli.common.ORACLE_TIMEOUT` seconds on
-a model explained without a compiled graph (a tree ensemble, a decision list too large to
-compile), no limit on a graph.  When it is reached the answer says so: the JSON document has
+``--timeout S`` bounds the query (:func:`~xpg.cli.common.within_time`): by default
+:data:`~xpg.cli.common.ORACLE_TIMEOUT` seconds on a model explained without a compiled graph
+(a tree ensemble, a decision list too large to compile), no limit on a graph.  When it is
+reached the answer says so: the JSON document has
 ``"timed_out": true`` and a one-line ``"note"`` (``xpg member``: ``"member": null``;
 ``xpg features``: the features decided, the others under ``"undecided"``,
 ``"complete": false``; ``xpg smallest``: the best explanation found, ``"optimal": false``),
@@ -22,8 +23,10 @@ and the text says what was reached and how to raise it.
 Examples
 --------
 >>> from xpg.examples import and_xpg
->>> xg = and_xpg()  # a and b, for a = b = 1
->>> doc, text = member_report(xg, "a", "axp")
+>>> from xpg.explain.engine import Decision
+>>> from xpg.explain.graph_oracle import GraphOracle
+>>> decision = Decision(GraphOracle(and_xpg()))  # a and b, for a = b = 1
+>>> doc, text = member_report(decision, "a", "axp")
 >>> doc
 {'feature': 'a', 'kind': 'axp', 'member': True, 'route': 'tree-polynomial', 'witness': ['a', 'b']}
 >>> print(text)
@@ -38,56 +41,24 @@ KR 2021, Sect. 5 (deciding explanation membership).
 from __future__ import annotations
 
 import argparse
-import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
-    OutOfTime,
     add_command,
     braces,
     emit,
     load_args_target,
     positive_float,
     positive_int,
-    time_limit,
+    shown_route,
+    within_time,
 )
 
 if TYPE_CHECKING:
-    from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.ensemble.explainer import OracleExplainer
+    from xpg.explain.engine import Decision
     from xpg.explain.marco import ExplanationKind
 
 _NAME = {"axp": "AXp", "cxp": "CXp"}
-_T = TypeVar("_T")
-
-
-def _is_graph(target: ExplanationGraph | OracleExplainer) -> bool:
-    from xpg.core.xpgraph import ExplanationGraph
-
-    return isinstance(target, ExplanationGraph)
-
-
-def _run(
-    target: ExplanationGraph | OracleExplainer,
-    timeout: float | None,
-    on_graph: Callable[[Any], _T],
-    on_oracle: Callable[[Any], _T],
-) -> tuple[_T | None, Any]:
-    """``on_graph(target)`` or ``on_oracle(target)`` within ``timeout`` seconds: (the answer,
-    None), or (None, what was decided) when the time ran out."""
-    from xpg.explain.ensemble.explainer import QueryTimeout
-
-    if _is_graph(target):
-        try:
-            with time_limit(timeout):
-                return on_graph(target), None
-        except OutOfTime:
-            return None, None
-    try:
-        return on_oracle(target), None
-    except QueryTimeout as err:
-        return None, err.partial
 
 
 def _timed_out(doc: dict[str, Any], what: str, timeout: float | None) -> str:
@@ -99,40 +70,39 @@ def _timed_out(doc: dict[str, Any], what: str, timeout: float | None) -> str:
     return note
 
 
-def _route(target: Any) -> str:
+def _membership_route(decision: Decision, kind: ExplanationKind = "axp") -> str:
+    """The route a membership query (or the feature classes) takes on ``decision``: the
+    graph route's own choice (``"tree-polynomial"`` or ``"sat"``), else the decision's."""
+    if decision.route != "graph":
+        return decision.route
     from xpg.explain.membership import membership_route
 
-    return str(target.route) if not _is_graph(target) else membership_route(target).route
+    return membership_route(decision.explanation_graph, kind).route
 
 
 def member_report(
-    xg: ExplanationGraph | OracleExplainer,
+    decision: Decision,
     feature: str,
     kind: ExplanationKind,
     timeout: float | None = None,
 ) -> tuple[dict[str, Any], str]:
-    """``xpg member``: the JSON document and the text for one membership query (on an
-    explanation graph, or the explainer of a model explained without a graph), within
+    """``xpg member``: the JSON document and the text for one membership query, within
     ``timeout`` seconds."""
-    from xpg.explain.membership import is_member
-
-    answer, _ = _run(
-        xg,
-        timeout,
-        lambda g: is_member(g, feature, kind),
-        lambda ex: ex.is_member(feature, kind, timeout=timeout),
+    answer, timed_out, _ = within_time(
+        lambda t: decision.is_member(feature, kind, timeout=t), timeout
     )
     name = _NAME[kind]
-    if answer is None:
+    if timed_out:
         doc = {
             "feature": feature,
             "kind": kind,
             "member": None,
-            "route": _route(xg),
+            "route": _membership_route(decision, kind),
             "witness": None,
         }
         note = _timed_out(doc, f"undecided whether {feature} is in some {name}", timeout)
         return doc, f"{note} (route: {doc['route']})"
+    assert answer is not None
     if answer.witness is not None:
         text = f"{answer.feature}: in some {name}, e.g. {braces(answer.witness)}"
     else:
@@ -140,21 +110,17 @@ def member_report(
     return answer.to_json(), f"{text} (route: {answer.route})"
 
 
-def features_report(
-    xg: ExplanationGraph | OracleExplainer, timeout: float | None = None
-) -> tuple[dict[str, Any], str]:
+def features_report(decision: Decision, timeout: float | None = None) -> tuple[dict[str, Any], str]:
     """``xpg features``: every feature classified as necessary, relevant or irrelevant, within
     ``timeout`` seconds (past it, the features decided and the others, undecided)."""
-    from xpg.explain.relevance import classify_features
-
-    result, partial = _run(
-        xg, timeout, classify_features, lambda ex: ex.classify_features(timeout=timeout)
+    result, timed_out, partial = within_time(
+        lambda t: decision.classify_features(timeout=t), timeout
     )
-    if result is None:
-        names = list(xg.var_names if _is_graph(xg) else xg.features)  # type: ignore[union-attr]
+    if timed_out:
+        names = list(decision.features)
         found = partial or {"necessary": [], "relevant": [], "irrelevant": [], "undecided": names}
         doc: dict[str, Any] = {k: sorted(found[k]) for k in ("necessary", "relevant", "irrelevant")}
-        doc["route"] = _route(xg)
+        doc["route"] = _membership_route(decision)
         doc["undecided"] = sorted(found["undecided"])
         doc["complete"] = False
         note = _timed_out(doc, f"{len(found['undecided'])} features undecided", timeout)
@@ -167,6 +133,7 @@ def features_report(
             f"INCOMPLETE: {note}",
         ]
         return doc, "\n".join(lines)
+    assert result is not None
     lines = [
         f"necessary:  {', '.join(result.necessary) or '-'}",
         f"relevant:   {', '.join(result.relevant) or '-'}",
@@ -183,25 +150,19 @@ def features_report(
 
 
 def smallest_report(
-    xg: ExplanationGraph | OracleExplainer,
+    decision: Decision,
     kind: ExplanationKind,
     max_iterations: int | None = None,
     timeout: float | None = None,
 ) -> tuple[dict[str, Any], str]:
-    """``xpg smallest``: a minimum-cardinality AXp or CXp (an explainer adds its ``"route"``
-    to the JSON), within ``timeout`` seconds (past it, the best one found, if any)."""
-    from xpg.explain.smallest import smallest_axp, smallest_cxp
-
-    find = smallest_axp if kind == "axp" else smallest_cxp
-    result, partial = _run(
-        xg,
-        timeout,
-        lambda g: find(g, max_iterations=max_iterations),
-        lambda ex: (ex.smallest_axp if kind == "axp" else ex.smallest_cxp)(
-            max_iterations=max_iterations, timeout=timeout
-        ),
+    """``xpg smallest``: a minimum-cardinality AXp or CXp (a route other than the graph is
+    added to the JSON as ``"route"``), within ``timeout`` seconds (past it, the best one
+    found, if any)."""
+    find = decision.smallest_axp if kind == "axp" else decision.smallest_cxp
+    result, timed_out, partial = within_time(
+        lambda t: find(max_iterations=max_iterations, timeout=t), timeout
     )
-    route = None if _is_graph(xg) else _route(xg)
+    route = shown_route(decision)
     if result is None and partial is None:
         doc: dict[str, Any] = {
             "kind": kind,
@@ -225,7 +186,7 @@ def smallest_report(
                 f"{status}, {found.iterations} hitting-set iterations ({found.method}), "
                 f"{found.seconds:.4f} s"
             )
-        if result is None:
+        if timed_out:
             text += "\n" + _timed_out(doc, "the smallest found so far", timeout)
     if route is not None:
         doc["route"] = route
@@ -233,30 +194,22 @@ def smallest_report(
     return doc, text
 
 
-def _closing(target: Any) -> Any:
-    """A context that closes an explainer (a graph needs none)."""
-    return contextlib.nullcontext() if _is_graph(target) else target
-
-
 def cmd_member(args: argparse.Namespace) -> int:
     """Handler of ``xpg member``."""
-    target = load_args_target(args)
-    with _closing(target):
-        return emit(args, *member_report(target, args.feature, args.kind, args.timeout))
+    with load_args_target(args) as decision:
+        return emit(args, *member_report(decision, args.feature, args.kind, args.timeout))
 
 
 def cmd_features(args: argparse.Namespace) -> int:
     """Handler of ``xpg features``."""
-    target = load_args_target(args)
-    with _closing(target):
-        return emit(args, *features_report(target, args.timeout))
+    with load_args_target(args) as decision:
+        return emit(args, *features_report(decision, args.timeout))
 
 
 def cmd_smallest(args: argparse.Namespace) -> int:
     """Handler of ``xpg smallest``."""
-    target = load_args_target(args)
-    with _closing(target):
-        report = smallest_report(target, args.kind, args.max_iterations, args.timeout)
+    with load_args_target(args) as decision:
+        report = smallest_report(decision, args.kind, args.max_iterations, args.timeout)
         return emit(args, *report)
 
 

@@ -1,11 +1,13 @@
 """``xpg robustness``: the exact l-infinity robustness of a decision, with a counterexample.
 
-The model is compiled (within ``--budget``) and its decision graph searched
-(:func:`~xpg.explain.exact_robustness.robustness`); a tree ensemble or a decision list that
-does not compile within the budget is searched through its SAT oracle instead
-(:func:`~xpg.explain.oracle_robustness.oracle_robustness`, route ``sat-pb`` or ``list-sat``),
-within ``--timeout`` seconds (default :data:`~xpg.cli.common.ORACLE_TIMEOUT`): past them the
-answer says so (``"timed_out": true`` and a ``"note"``, ``"distance": null``).
+The model's explainer (:func:`~xpg.cli.common.model_explainer`) compiles it when it fits
+``--budget``, and its decision graph is searched
+(:func:`~xpg.explain.exact_robustness.robustness`, ``--route``); a model it explains without
+a graph (a tree ensemble or a decision list that does not compile within the budget) is
+searched through its oracle when the explainer ``supports("robustness")``
+(:meth:`~xpg.explain.engine.Decision.robustness`, route ``sat-pb`` or ``list-sat``), within
+``--timeout`` seconds (default :data:`~xpg.cli.common.ORACLE_TIMEOUT`): past them the answer
+says so (``"timed_out": true`` and a ``"note"``, ``"distance": null``).
 
 Examples
 --------
@@ -26,24 +28,29 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xpg.cli.common import (
     BUDGET_HELP,
-    ENSEMBLE_TYPES,
     INSTANCE_HELP,
     ORACLE_TIMEOUT,
     add_command,
     add_json_argument,
-    compiled_graph,
     is_model_file,
-    parse_instance,
+    model_explainer,
+    model_instance,
+    not_compiled_error,
     positive_float,
     positive_int,
     read_input_text,
     read_model_file,
+    within_time,
 )
-from xpg.errors import GraphTooLargeError, InvalidInstanceError, InvalidModelError
+from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError
+
+if TYPE_CHECKING:
+    from xpg.explain.engine import Decision
+    from xpg.explain.exact_robustness import Robustness
 
 
 def _radius(text: str) -> float:
@@ -80,34 +87,19 @@ class _Compiled:
         return self.model.predict(x)
 
 
-def _without_graph(args: argparse.Namespace, model: Any, too_large: GraphTooLargeError) -> Any:
-    """The robustness of a model too large to compile, through its oracle (route auto);
-    None when the time budget ran out."""
+def _oracle_robustness(decision: Decision, radius: float | None, timeout: float | None) -> Any:
+    """``decision.robustness`` with its oracle stopped ``timeout`` seconds from now (the
+    method takes no ``timeout=``: the deadline is set here, and restored)."""
     import time
 
-    from xpg.core.graph import DecisionGraph
-    from xpg.explain.oracle_abc import OracleTimeout
-    from xpg.explain.oracle_robustness import oracle_robustness
-
-    if args.route != "auto":
-        raise too_large
-    instance = parse_instance(DecisionGraph(model.features), args.instance)
-    oracle: Any
-    if model.json_type == "decision-list":
-        from xpg.explain.list_oracle import DecisionListOracle, ListSpace
-
-        oracle = DecisionListOracle(ListSpace(model, instance))
-    else:
-        from xpg.explain.ensemble.oracle import EnsembleOracle
-        from xpg.explain.ensemble.space import CellSpace
-
-        oracle = EnsembleOracle(CellSpace(model, instance))
-    with oracle:
-        oracle.deadline = time.perf_counter() + args.timeout
-        try:
-            return oracle_robustness(oracle, radius=args.radius)
-        except OracleTimeout:
-            return None
+    oracle = decision.oracle
+    before = oracle.deadline
+    if timeout is not None:
+        oracle.deadline = time.perf_counter() + timeout
+    try:
+        return decision.robustness(radius=radius)
+    finally:
+        oracle.deadline = before
 
 
 def cmd_robustness(args: argparse.Namespace) -> int:
@@ -131,23 +123,33 @@ def cmd_robustness(args: argparse.Namespace) -> int:
         )
     if args.timeout is None:
         args.timeout = ORACLE_TIMEOUT
-    try:
-        dg = compiled_graph(
+    explainer = model_explainer(model, args.budget, args.file, compile_if_fits=True)
+    result: Robustness | None
+    if explainer.supports("compile"):  # its compiled graph, searched as --route says
+        instance = model_instance(explainer.features, args.file, args.instance)
+        searched = _Compiled(model, explainer.graph)
+        result = robustness(searched, instance, radius=args.radius, route=args.route)
+    elif args.route != "auto":
+        raise not_compiled_error(
             model,
             args.budget,
             "xpg robustness --route read-once or best-first searches a compiled decision graph",
             "use --route auto, which decides it with the SAT oracle, without compiling",
-            args.file,
         )
-    except GraphTooLargeError as err:
-        if model.json_type not in ("decision-list", *ENSEMBLE_TYPES):
-            raise
-        result = _without_graph(args, model, err)
-        if result is None:
-            return _timed_out(args, model)
+    elif not explainer.supports("robustness"):
+        raise InvalidQueryError(
+            f"robustness: not defined on the {explainer.route} route of this model (it "
+            "needs a compiled decision graph, or an oracle over cells of values)"
+        )
     else:
-        instance = parse_instance(dg, args.instance)
-        result = robustness(_Compiled(model, dg), instance, radius=args.radius, route=args.route)
+        instance = model_instance(explainer.features, args.file, args.instance)
+        with explainer.explain(instance) as decision:
+            result, timed_out, _ = within_time(
+                lambda t: _oracle_robustness(decision, args.radius, t), args.timeout
+            )
+            if timed_out:
+                return _timed_out(args, decision.route)
+    assert result is not None
     doc = result.to_json()
     if args.json:
         print(json.dumps(doc))
@@ -168,11 +170,10 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     return 0
 
 
-def _timed_out(args: argparse.Namespace, model: Any) -> int:
+def _timed_out(args: argparse.Namespace, route: str) -> int:
     """The answer when the oracle's time budget ran out: no distance, and what to do."""
     import json
 
-    route = "list-sat" if model.json_type == "decision-list" else "sat-pb"
     note = (
         f"undecided: the time budget of {args.timeout:g} s was reached before the search "
         "ended (raise it with --timeout S)"
