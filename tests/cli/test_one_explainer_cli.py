@@ -54,12 +54,14 @@ def test_a_kind_never_compiled_is_explained_by_every_query_command(
     """Was: refused by every command ("cannot compile a linear-score model")."""
     axp = _json(capsys, ["axp", linear_model, *INSTANCE])
     assert axp["features"] == ["a", "b"] and axp["route"] == "linear-bound"
-    assert axp["prediction"] == "yes" and "conditions" not in axp  # no cells to state
+    assert axp["prediction"] == "yes" and axp["conditions"] == ["a = 1", "b = 0"]  # no cells
     cxp = _json(capsys, ["cxp", linear_model, *INSTANCE, "--seed", "b"])
-    assert cxp["features"] == ["b"] and "counterexample" not in cxp
+    assert cxp["features"] == ["b"] and cxp["counterexample"] == {"b": 1}
+    assert cxp["counterexample_class"] == "no"  # the model's own prediction there
     doc = _json(capsys, ["enum", linear_model, *INSTANCE])
     assert doc["axps"] == [["a", "b"]] and sorted(doc["cxps"]) == [["a"], ["b"]]
-    assert doc["complete"] and doc["route"] == "linear-bound" and "conditions" not in doc
+    assert doc["complete"] and doc["route"] == "linear-bound"
+    assert doc["conditions"] == [["a = 1", "b = 0"]]
     for feature, member in (("a", True), ("c", False)):
         doc = _json(capsys, ["member", linear_model, feature, *INSTANCE])
         assert doc["member"] is member and doc["route"] == "linear-bound"
@@ -69,7 +71,7 @@ def test_a_kind_never_compiled_is_explained_by_every_query_command(
     assert doc["features"] in (["a"], ["b"]) and doc["optimal"] and doc["route"] == "linear-bound"
     assert main(["enum", linear_model, *INSTANCE]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("prediction: yes\n") and "AXP {a, b}\n" in out
+    assert out.startswith("prediction: yes\n") and "AXP {a, b}: a = 1; b = 0\n" in out
     assert out.rstrip().endswith("(route: linear-bound)")
     assert main(["validate", linear_model]) == 0
     assert "valid (linear-score; a linear-score model is never compiled" in capsys.readouterr().out

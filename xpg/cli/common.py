@@ -610,8 +610,6 @@ def model_explainer(
     from xpg.errors import InvalidGraphError
     from xpg.explain.engine import Explainer
 
-    if budget is not None and _budget_parameter(model) is None:
-        budget = None  # a kind compiled without a budget (a tree, an OMDD...)
     try:
         explainer = Explainer(model, route=route, budget=budget, many=compile_if_fits)
         graph = explainer.graph
@@ -774,7 +772,9 @@ def not_compiled_reason(model: Any, budget: int | None) -> str:
         )
     what, unit = _budget_words(model)
     if budget is None:
-        parameter = _budget_parameter(model)
+        from xpg.explain.engine import budget_parameter
+
+        parameter = budget_parameter(model)
         budget = None if parameter is None else parameter.default
     return f"this {what} does not compile within the budget of {budget} {unit}"
 
@@ -806,29 +806,12 @@ def not_compiled_error(model: Any, budget: int | None, needs: str, instead: str)
 
 
 def _budget_words(model: Any) -> tuple[str, str]:
-    """How messages name ``model`` and the unit of its compile budget (words only: which
-    route explains it is the explainer's policy)."""
+    """How messages name ``model`` and the unit of its compile budget (what the kind
+    declares: ``size_text()``, ``budget_unit``)."""
     kind = str(getattr(model, "json_type", type(model).__name__))
-    if kind == "decision-list":
-        return f"{len(model.rules)}-rule decision list", "diagram nodes"
-    if kind in ("forest", "boosted-trees"):
-        trees = f"{len(model.trees)}-tree"
-        return (f"{trees} forest" if kind == "forest" else f"{trees} boosted ensemble"), (
-            "diagram edges made"
-        )
-    return f"{kind} model", "units"
-
-
-def _budget_parameter(model: Any) -> Any:
-    """The ``budget`` parameter of ``model.to_decision_graph`` (an ``inspect.Parameter``,
-    whose ``default`` is the kind's default budget), or None when it takes none or the kind
-    is never compiled."""
-    import inspect
-
-    try:
-        return inspect.signature(model.to_decision_graph).parameters.get("budget")
-    except (AttributeError, TypeError, ValueError):
-        return None
+    size_text = getattr(model, "size_text", None)
+    what = size_text() if callable(size_text) else f"{kind} model"
+    return what, str(getattr(model, "budget_unit", "units"))
 
 
 # -- arguments -------------------------------------------------------------------------------------
@@ -1015,12 +998,9 @@ def shown_route(decision: Decision) -> str | None:
 
 def describable(decision: Decision) -> bool:
     """Whether ``decision``'s explanations can be stated in the model's terms
-    (:mod:`xpg.explain.describe`): over the explanation graph of a model (not of a ``.xpg``
-    file, whose feature values are unknown), or over an oracle of cells of values (its
-    ``space``: a tree ensemble's, a decision list's); not over a kind's own oracle."""
-    if stated_prediction(decision) is None:
-        return False
-    return decision.route == "graph" or getattr(decision.oracle, "space", None) is not None
+    (:mod:`xpg.explain.describe`): a model's decision, not a ``.xpg`` file's (whose feature
+    values are unknown)."""
+    return stated_prediction(decision) is not None
 
 
 def explanation_statement(

@@ -229,7 +229,15 @@ def explanation_conditions(
                 known[name] = condition_text(dg.features[i], feature_cell(dg, name, values[i]))
             out.append(known[name])
         return out
-    space = target.oracle.space  # type: ignore[union-attr]
+    space = getattr(target.oracle, "space", None)  # type: ignore[union-attr]
+    if space is None:  # an oracle of the model's own, without cells: the instance's values
+        instance = target.instance  # type: ignore[union-attr]
+        index = {n: i for i, n in enumerate(instance)}
+        return [
+            f"{quote_name(n)} = {value_text(instance[n])}"
+            for n in features
+            if _index(index, n) >= 0
+        ]
     index = {n: i for i, n in enumerate(space.names)}
     known = _SPACE_CONDITIONS.setdefault(space, {})
     out = []
@@ -244,6 +252,14 @@ def explanation_conditions(
 
 #: per oracle space (one instance), the condition of each feature already stated
 _SPACE_CONDITIONS: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def _witness_value(witness: Any, oracle: Any, i: int) -> Any:
+    """Feature ``i``'s value in a witness of an oracle without cells: the oracle's
+    ``witness_values`` when it has one, else the witness itself (a mapping by name)."""
+    values = getattr(oracle, "witness_values", None)
+    found = values(witness) if callable(values) else witness
+    return found[oracle.names[i]]
 
 
 def _index(index: dict[str, int], name: str) -> int:
@@ -283,18 +299,24 @@ def explanation_counterexample(
     if xg is not None:
         return counterexample(xg, features)
     oracle: Any = target.oracle  # type: ignore[union-attr]
-    space = oracle.space
-    index = {n: i for i, n in enumerate(space.names)}
+    index = {n: i for i, n in enumerate(oracle.names)}
     free = {_index(index, n) for n in features}
     deadline, oracle.deadline = oracle.deadline, None  # a witness is wanted whatever the budget
     try:
-        witness = oracle.check([i for i in range(len(space.names)) if i not in free])
+        witness = oracle.check_free(free)
     finally:
         oracle.deadline = deadline
     if witness is None:
         raise InvalidSeedError(
             f"{sorted(features)} is not a weak CXp: freeing it cannot change the prediction"
         )
+    space = getattr(oracle, "space", None)
+    if space is None:  # an oracle of the model's own: its witness, classified by the model
+        moved = oracle.changed(witness)
+        instance = dict(target.instance)  # type: ignore[union-attr]
+        point = {**instance, **{oracle.names[i]: _witness_value(witness, oracle, i) for i in moved}}
+        changes = {oracle.names[i]: point[oracle.names[i]] for i in sorted(moved)}
+        return changes, target.model.predict(point)  # type: ignore[union-attr]
     values = oracle.witness_values(witness)
     label = oracle.model.predict_batch(space.rows(witness))[0]
     changed = {

@@ -486,10 +486,15 @@ class Explainer:
             )
         assert self._make_oracle is not None
         made = self._make_oracle(self.model, instance, self.groups, self.shortcuts)
+        values = getattr(made, "instance_values", None)
+        if values is None:  # an oracle of the kind's own
+            from xpg.core.instances import instance_dict
+
+            values = instance_dict(self.model.features, instance)
         return Decision(
             made,
             model=self.model,
-            instance=getattr(made, "instance_values", None),
+            instance=values,
             robustness=_oracle_robustness(made) if hasattr(made, "check_cells") else None,
         )
 
@@ -497,7 +502,7 @@ class Explainer:
         def answer(*, radius: float | None = None) -> Robustness:
             from xpg.explain.exact_robustness import robustness
 
-            return robustness(self.model, point, radius=radius)
+            return robustness(self.model, point, radius=radius, graph=self.graph)
 
         return answer
 
@@ -652,17 +657,38 @@ def _graph_plan(model: Any, budget: int | None) -> Plan:
 
 
 def _compiled(model: Any, budget: int | None) -> DecisionGraph:
-    """The model's decision graph (within ``budget``, for a kind that takes one); a
-    compiler's output is validated (Def. 2), a graph given as the model is taken as it is."""
+    """The model's decision graph (within ``budget``, for a kind whose compiler takes one;
+    the others compile whole); a compiler's output is validated (Def. 2), a graph given as
+    the model is taken as it is."""
     from xpg.core.graph import DecisionGraph
 
     if isinstance(model, DecisionGraph):
         return model
-    dg: DecisionGraph = (
-        model.to_decision_graph() if budget is None else model.to_decision_graph(budget)
-    )
+    if budget is None or budget_parameter(model) is None:
+        dg: DecisionGraph = model.to_decision_graph()
+    else:
+        dg = model.to_decision_graph(budget)
     dg.validate()
     return dg
+
+
+def budget_parameter(model: Any) -> Any:
+    """The ``budget`` parameter of ``model.to_decision_graph`` (an ``inspect.Parameter``,
+    whose ``default`` is the kind's default budget), or None when its compiler takes none
+    or the kind is never compiled.
+
+    Examples
+    --------
+    >>> from xpg.examples import paper_figure2
+    >>> budget_parameter(paper_figure2()) is None
+    True
+    """
+    import inspect
+
+    try:
+        return inspect.signature(model.to_decision_graph).parameters.get("budget")
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def _own_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
@@ -754,4 +780,13 @@ def explain_many(
     return explainer.explain_many(rows, start=start, **options)
 
 
-__all__ = ["ROUTES", "Decision", "Explainer", "Plan", "QueryTimeout", "explain_many", "plan_route"]
+__all__ = [
+    "ROUTES",
+    "Decision",
+    "Explainer",
+    "Plan",
+    "QueryTimeout",
+    "budget_parameter",
+    "explain_many",
+    "plan_route",
+]

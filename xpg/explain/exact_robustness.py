@@ -493,6 +493,7 @@ def robustness(
     *,
     radius: float | None = None,
     route: Route = "auto",
+    graph: DecisionGraph | None = None,
 ) -> Robustness:
     """Exact l-infinity robustness of a model at an instance, with a counterexample.
 
@@ -507,6 +508,8 @@ def robustness(
     route : {"auto", "read-once", "best-first"}
         ``"auto"`` takes the min-max programme when no path tests a feature twice, else
         best-first search; ``"read-once"`` on another graph is refused.
+    graph : DecisionGraph, optional
+        The model's decision graph, when already compiled (default: compiled here).
 
     Returns
     -------
@@ -538,7 +541,7 @@ def robustness(
     if route not in ROUTES:
         raise InvalidQueryError(f"route must be one of {', '.join(ROUTES)}, found {route!r}")
     radius = checked_radius(radius)
-    dg: DecisionGraph = model.to_decision_graph()
+    dg: DecisionGraph = model.to_decision_graph() if graph is None else graph
     values = dg.instance_values(instance)
     point = {f.name: v for f, v in zip(dg.features, values, strict=True)}
     predicted = model.predict(point)

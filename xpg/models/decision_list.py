@@ -142,6 +142,12 @@ class DecisionList:
     """
 
     json_type: ClassVar[str] = "decision-list"
+    #: what a compile budget counts (:meth:`to_decision_graph`; messages name it)
+    budget_unit: ClassVar[str] = "diagram nodes"
+
+    def size_text(self) -> str:
+        """The model in a few words, for messages: ``"12-rule decision list"``."""
+        return f"{len(self.rules)}-rule decision list"
 
     def __init__(
         self,

@@ -101,6 +101,10 @@ class TreeEnsemble:
     """
 
     json_type: ClassVar[str] = ""
+    #: what a compile budget counts (:meth:`to_decision_graph`; messages name it)
+    budget_unit: ClassVar[str] = "diagram edges made"
+    #: how messages name the kind, after the number of trees
+    kind_text: ClassVar[str] = "tree ensemble"
     #: what the trees' leaf values add up to, for messages
     _what: ClassVar[str] = "tree ensemble"
 
@@ -361,6 +365,10 @@ class TreeEnsemble:
             used.update(int(j) for j in t.feature[t.left >= 0])
         return [f.name for j, f in enumerate(self.features) if j in used]
 
+    def size_text(self) -> str:
+        """The model in a few words, for messages: ``"10-tree forest"``."""
+        return f"{len(self.trees)}-tree {self.kind_text}"
+
     def __len__(self) -> int:
         return len(self.trees)
 
@@ -524,6 +532,7 @@ class Forest(TreeEnsemble):
     """
 
     json_type: ClassVar[str] = "forest"
+    kind_text: ClassVar[str] = "forest"
     _what: ClassVar[str] = "forest"
 
     def _check_kind(self) -> None:
@@ -557,6 +566,7 @@ class BoostedTrees(TreeEnsemble):
     """
 
     json_type: ClassVar[str] = "boosted-trees"
+    kind_text: ClassVar[str] = "boosted ensemble"
     _what: ClassVar[str] = "boosted trees"
 
     def _n_scores(self) -> int:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import portion as P
 
+import xpg.core.costs as costs
 from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, ValueSet
 from xpg.core.graph import DecisionGraph
@@ -27,11 +28,9 @@ from xpg.errors import GraphTooLargeError
 from xpg.models.ensemble_tree import EnsembleTree, feature_number
 
 #: the work :func:`compile_ensemble` may do by default, in edges made (an edge of the product
-#: diagram counts :data:`PRODUCT_EDGE_COST`, one of a single tree's diagram 1): about a
-#: second or two of compilation
+#: diagram counts :data:`xpg.core.costs.PRODUCT_EDGE_COST`, one of a single tree's diagram 1):
+#: about a second or two of compilation
 GRAPH_BUDGET = 1_000_000
-#: the cost of a product edge relative to a single-tree edge (what it takes in time)
-PRODUCT_EDGE_COST = 10
 
 
 class _Ensemble(Protocol):
@@ -203,7 +202,7 @@ def compile_ensemble(model: _Ensemble, budget: int = GRAPH_BUDGET) -> DecisionGr
         if found_node is not None:
             return found_node
         lv = int(level[states].min())
-        spend(PRODUCT_EDGE_COST * (sizes[lv] if lv < n_levels else 1))
+        spend(costs.PRODUCT_EDGE_COST * (sizes[lv] if lv < n_levels else 1))
         found = decided(states)
         if found is not None:
             node = product.terminal(found)
@@ -308,4 +307,4 @@ def _score_bounds(
     return lo, hi
 
 
-__all__ = ["GRAPH_BUDGET", "PRODUCT_EDGE_COST", "compile_ensemble"]
+__all__ = ["GRAPH_BUDGET", "compile_ensemble"]

@@ -33,7 +33,7 @@ always comes with an input the model itself classifies otherwise, and "no other 
 proved by the relaxed, hence sound, constraint.
 
 Before the solver, cheap decisions (``shortcuts``): when the free features have few cell
-combinations (at most ``EXHAUSTIVE_LIMIT``), all are evaluated (exact); an upper bound on each
+combinations (at most ``costs.EXHAUSTIVE_LIMIT``), all are evaluated (exact); an upper bound on each
 score difference that lets every tree choose its best leaf independently among those the
 fixed features allow rules out each class whose bound is negative; a greedy search from the
 instance, one free feature at a time (all its cells scored at once from the leaf table),
@@ -77,6 +77,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+import xpg.core.costs as costs
 from xpg.errors import InvalidQueryError
 from xpg.explain.ensemble.leaf_search import LeafSearch
 from xpg.explain.ensemble.space import CellSpace
@@ -89,10 +90,6 @@ Backend = Literal["pb", "lra"]
 BACKENDS: tuple[str, ...] = get_args(Backend)
 #: the route names of the backends, as results report them
 ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
-#: free cell combinations evaluated exhaustively (with ``shortcuts``) instead of a solver call
-EXHAUSTIVE_LIMIT = 256
-#: nodes the branch and bound may visit per class (with ``shortcuts``) before the solver decides
-BNB_NODES = 20000
 
 
 class EnsembleOracle(SolverOwner, CellOracle):
@@ -109,10 +106,12 @@ class EnsembleOracle(SolverOwner, CellOracle):
         Decide first by exhaustive evaluation, the independent-tree bound and the greedy
         search when they can; False sends every question to the solver (for testing the
         encoding).
-    exhaustive_limit : int
-        The most free cell combinations evaluated exhaustively.
-    bnb_nodes : int
-        The most nodes the branch and bound visits per class before the solver decides.
+    exhaustive_limit : int, optional
+        The most free cell combinations evaluated exhaustively (default
+        :data:`xpg.core.costs.EXHAUSTIVE_LIMIT`).
+    bnb_nodes : int, optional
+        The most nodes the branch and bound visits per class before the solver decides
+        (default :data:`xpg.core.costs.BNB_NODES`).
 
     Attributes
     ----------
@@ -131,8 +130,8 @@ class EnsembleOracle(SolverOwner, CellOracle):
         backend: Backend = "pb",
         *,
         shortcuts: bool = True,
-        exhaustive_limit: int = EXHAUSTIVE_LIMIT,
-        bnb_nodes: int = BNB_NODES,
+        exhaustive_limit: int | None = None,
+        bnb_nodes: int | None = None,
     ) -> None:
         if backend not in BACKENDS:
             raise InvalidQueryError(
@@ -143,8 +142,10 @@ class EnsembleOracle(SolverOwner, CellOracle):
         self.backend = backend
         self.route = ROUTE_OF[backend]
         self.shortcuts = shortcuts
+        if exhaustive_limit is None:
+            exhaustive_limit = costs.EXHAUSTIVE_LIMIT
         self.exhaustive_limit = exhaustive_limit if shortcuts else 0
-        self.bnb_nodes = bnb_nodes
+        self.bnb_nodes = costs.BNB_NODES if bnb_nodes is None else bnb_nodes
         #: a ``time.perf_counter()`` after which a check raises :class:`OracleTimeout`
         self.deadline: float | None = None
         #: after a check answered None by the bound, branch and bound or solver: the fixed
