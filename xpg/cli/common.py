@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
+from xpg.core.signals import handling
 from xpg.errors import InvalidInstanceError, InvalidModelError, OutputError, ParseError, XpgError
 
 if TYPE_CHECKING:
@@ -1214,15 +1215,8 @@ def sigterm_raises() -> Iterator[None]:
     def handler(signum: int, frame: Any) -> None:
         raise Terminated
 
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
+    with handling(signal.SIGTERM, handler):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class OutOfTime(Exception):
@@ -1241,17 +1235,14 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     def ring(signum: int, frame: Any) -> None:
         raise OutOfTime
 
-    try:
-        previous = signal.signal(signal.SIGALRM, ring)
-    except ValueError:  # not the main thread
-        yield
-        return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    with handling(signal.SIGALRM, ring) as installed:
+        if installed:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            if installed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 #: seconds the timer signal of :func:`within_time` waits past a query's time budget: a query

@@ -251,24 +251,21 @@ def _add_timeout_argument(p: argparse.ArgumentParser, kind: str) -> None:
 
 def register(subparsers: Any) -> None:
     """Add ``axp``, ``cxp`` and ``enum`` to the ``xpg`` sub-commands."""
-    p = add_command(
-        subparsers,
-        "axp",
-        cmd_axp,
-        help="one abductive explanation (why this prediction?)",
-        example="xpg axp model.json --instance x1=1,x2=0,age=70",
+    one = (
+        ("axp", cmd_axp, "one abductive explanation (why this prediction?)", ""),
+        ("cxp", cmd_cxp, "one contrastive explanation (what change could change it?)", " --json"),
     )
-    _add_seed_argument(p, "AXp")
-    _add_timeout_argument(p, "AXp")
-    p = add_command(
-        subparsers,
-        "cxp",
-        cmd_cxp,
-        help="one contrastive explanation (what change could change it?)",
-        example="xpg cxp model.json --instance x1=1,x2=0,age=70 --json",
-    )
-    _add_seed_argument(p, "CXp")
-    _add_timeout_argument(p, "CXp")
+    for name, handler, summary, extra in one:
+        p = add_command(
+            subparsers,
+            name,
+            handler,
+            help=summary,
+            example=f"xpg {name} model.json --instance x1=1,x2=0,age=70{extra}",
+        )
+        kind = name[:2].upper() + name[2:]  # AXp, CXp
+        _add_seed_argument(p, kind)
+        _add_timeout_argument(p, kind)
     p = add_command(
         subparsers,
         "enum",

@@ -231,7 +231,7 @@ def explanation_conditions(
         return out
     space = getattr(target.oracle, "space", None)  # type: ignore[union-attr]
     if space is None:  # an oracle of the model's own, without cells: the instance's values
-        instance = target.instance  # type: ignore[union-attr]
+        instance: dict[str, Any] = target.instance  # type: ignore[union-attr,assignment]
         index = {n: i for i, n in enumerate(instance)}
         return [
             f"{quote_name(n)} = {value_text(instance[n])}"
@@ -313,7 +313,7 @@ def explanation_counterexample(
     space = getattr(oracle, "space", None)
     if space is None:  # an oracle of the model's own: its witness, classified by the model
         moved = oracle.changed(witness)
-        instance = dict(target.instance)  # type: ignore[union-attr]
+        instance: dict[str, Any] = dict(target.instance)  # type: ignore[union-attr,arg-type]
         point = {**instance, **{oracle.names[i]: _witness_value(witness, oracle, i) for i in moved}}
         changes = {oracle.names[i]: point[oracle.names[i]] for i in sorted(moved)}
         return changes, target.model.predict(point)  # type: ignore[union-attr]

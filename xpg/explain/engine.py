@@ -486,15 +486,15 @@ class Explainer:
             )
         assert self._make_oracle is not None
         made = self._make_oracle(self.model, instance, self.groups, self.shortcuts)
-        values = getattr(made, "instance_values", None)
-        if values is None:  # an oracle of the kind's own
+        known: dict[str, Any] | None = getattr(made, "instance_values", None)
+        if known is None:  # an oracle of the kind's own
             from xpg.core.instances import instance_dict
 
-            values = instance_dict(self.model.features, instance)
+            known = instance_dict(self.model.features, instance)
         return Decision(
             made,
             model=self.model,
-            instance=values,
+            instance=known,
             robustness=_oracle_robustness(made) if hasattr(made, "check_cells") else None,
         )
 

@@ -52,6 +52,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from xpg.core.signals import handling
 from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.explain.batch import BatchExplainer, EncodedChunk, Record, chunk_counts, encode_records
 
@@ -308,15 +309,8 @@ def _sigint_ignored() -> Iterator[None]:
     """SIGINT ignored within the block (in the main thread), so that the processes started
     there ignore it too: a worker Ctrl-C reaches through the terminal's process group would
     print its own traceback, while this process stops it (:func:`stop_local_cluster`)."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread
+    with handling(signal.SIGINT, signal.SIG_IGN):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def dask_client(scheduler: str) -> tuple[Any, Any]:
