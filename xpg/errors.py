@@ -94,7 +94,7 @@ class InvalidQueryError(InvalidParameterError):
 
 class NotAnExplanationGraphError(XpgError, TypeError):
     """A query on one instance's explanation graph (``find_axp``, ``enumerate_explanations``,
-    ...) was given something else: a scikit-learn estimator, an ``EnsembleExplainer``, a
+    ...) was given something else: a scikit-learn estimator, an explained ``Decision``, a
     model or its ``DecisionGraph``; the message says how to get the graph, or what to call."""
 
 

@@ -18,7 +18,7 @@ The diagram of a long list can be exponentially larger than the list, so compila
 ``budget`` (:data:`GRAPH_BUDGET` diagram nodes by default), checked while the diagram is
 built: beyond it :class:`~xpg.errors.GraphTooLargeError` is raised, with memory still within
 the budget.  Such a list is explained without compiling it, by SAT
-(:class:`~xpg.explain.list_oracle.DecisionListExplainer`).
+(``xpg.Explainer(model)`` over :class:`~xpg.explain.list_oracle.DecisionListOracle`).
 
 Examples
 --------
@@ -442,7 +442,7 @@ def compile_decision_list(
     ------
     GraphTooLargeError
         When the diagram needs more than ``budget`` nodes: the list is then explained without
-        compiling it (:class:`~xpg.explain.list_oracle.DecisionListExplainer`).
+        compiling it (``xpg.Explainer(model)`` over its SAT oracle).
     """
     if method not in ("auto", "bdd", "mdd"):
         raise InvalidModelError(f"method: expected auto, bdd or mdd, found {method!r}")
@@ -456,9 +456,8 @@ def compile_decision_list(
         mdd, root, names, cells = decision_list_to_mdd(dl, order, budget)
     except GraphTooLargeError as err:
         raise GraphTooLargeError(
-            f"{err}; explain it without compiling (xpg.explain.list_oracle."
-            "DecisionListExplainer, as xpg axp, cxp, enum, member, features and smallest do "
-            "by themselves) or raise the budget"
+            f"{err}; explain it without compiling (xpg.Explainer(model) does, as xpg axp, "
+            "cxp, enum, member, features and smallest do by themselves) or raise the budget"
         ) from None
     return mdd.to_decision_graph(root, dl.features, dl.classes, names, cells)
 
