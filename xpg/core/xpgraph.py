@@ -31,6 +31,7 @@ from itertools import compress
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
+import xpg.core.costs as costs
 import xpg.core.lazy as lazy
 from xpg.core.cycles import has_cycle, has_cycle_lists
 from xpg.core.gc_pause import paused_gc
@@ -54,22 +55,6 @@ if TYPE_CHECKING:
 else:
     np = lazy.module("numpy")
 
-
-#: Graphs given as Python lists with fewer edges than this keep them as lists ("light"
-#: graphs): their queries run on lists, without numpy while it is not imported.  Measured on
-#: a random 20,000-edge tree (CPU time, this machine, loaded): the pure-Python reader takes
-#: 29 ms to read and validate it, the numpy one 17 ms, but importing numpy takes 37 ms idle
-#: (74 ms loaded); past 20,000 visited nodes the node-by-node traversals switch to numpy
-#: anyway (``reach.PYTHON_BUDGET``).
-LIGHT_EDGES = 20_000
-
-#: below this many edges the traversal structures are Python lists built by a plain loop
-#: (faster there than numpy's per-call overhead); above, numpy CSR arrays, handed to the
-#: node-by-node traversals as lists up to ``LIST_EDGES`` edges (indexing a list is faster than
-#: indexing a memoryview: enumerating the OBDDs of 2,000 to 34,000 edges of bench.core_speed takes
-#: about 20% longer through memoryviews) and as memoryviews beyond, where lists cost more memory
-SMALL_EDGES = 512
-LIST_EDGES = 200_000
 
 _COLUMNS = ("node_var", "terminal_value", "edge_src", "edge_dst", "edge_label")
 
@@ -104,9 +89,9 @@ class ExplanationGraph:
     ``terminal_value`` (0/1 per terminal, -1 for non-terminals), ``edge_src``, ``edge_dst``,
     ``edge_label`` (bool).
 
-    Given as Python lists with fewer than :data:`LIGHT_EDGES` edges (as the ``.xpg`` reader does
-    for small files), the graph is *light*: it keeps the lists, its queries run on them, and the
-    arrays are built (importing numpy) only when something asks for them.
+    Given as Python lists with fewer than :data:`xpg.core.costs.LIGHT_EDGES` edges (as the
+    ``.xpg`` reader does for small files), the graph is *light*: it keeps the lists, its queries
+    run on them, and the arrays are built (importing numpy) only when something asks for them.
 
     Build one with :meth:`from_decision_graph`, or read one with :func:`xpg.io.read_xpg`.
     """
@@ -135,7 +120,7 @@ class ExplanationGraph:
     ) -> None:
         columns: tuple[Any, ...] = (node_var, terminal_value, edge_src, edge_dst, edge_label)
         light = all(isinstance(c, (list, tuple)) for c in columns)
-        if light and len(edge_src) < LIGHT_EDGES:
+        if light and len(edge_src) < costs.LIGHT_EDGES:
             ints = [list(map(int, c)) for c in columns[:4]]
             columns = (*ints, list(map(bool, edge_label)))
         self._set(var_names, node_ids, root, columns, light, source, instance, prediction, check)
@@ -186,7 +171,7 @@ class ExplanationGraph:
         self.node_ids = list(node_ids)
         self.root = int(root)
         self._lists: dict[str, list[Any]] = {}
-        self.light = lists and len(columns[2]) < LIGHT_EDGES
+        self.light = lists and len(columns[2]) < costs.LIGHT_EDGES
         if self.light:
             self._lists = dict(zip(_COLUMNS, columns, strict=True))
         else:
@@ -248,10 +233,11 @@ class ExplanationGraph:
         )
 
     # -- structure ------------------------------------------------------------------------------
-    def runs_on_lists(self, small: int = 512) -> bool:
+    def runs_on_lists(self, small: int | None = None) -> bool:
         """Should a query run on Python lists rather than with numpy?  Yes below ``small``
-        edges (numpy's fixed costs exceed the work there), and on a light graph as long as
-        numpy is not imported (importing it costs more than the query).
+        edges (default :data:`xpg.core.costs.LIST_QUERY_EDGES`: numpy's fixed costs exceed
+        the work there), and on a light graph as long as numpy is not imported (importing it
+        costs more than the query).
 
         Examples
         --------
@@ -259,6 +245,8 @@ class ExplanationGraph:
         >>> and_xpg().runs_on_lists()
         True
         """
+        if small is None:
+            small = costs.LIST_QUERY_EDGES
         return self.n_edges < small or (self.light and not lazy.loaded("numpy"))
 
     @property
@@ -350,12 +338,12 @@ class ExplanationGraph:
         lists on small graphs (the fastest to index, and cheap to build there), zero-copy
         memoryviews of the numpy arrays on large ones (no per-node Python object is built)."""
         if "views" not in self._cache:
-            if self.runs_on_lists(SMALL_EDGES):
+            if self.runs_on_lists(costs.SMALL_EDGES):
                 src, dst, label = (self.column_list(c) for c in _COLUMNS[2:])
                 var, value = self.node_var_list, self.terminal_value_list
                 views = list_views(src, dst, label, var, value, self.node_ids)
             else:
-                as_lists = self.n_edges < LIST_EDGES
+                as_lists = self.n_edges < costs.LIST_EDGES
                 views = array_views(self.csr(), self.node_var, self.terminal_value, as_lists)
             self._cache["views"] = views
         return self._cache["views"]
@@ -397,7 +385,7 @@ class ExplanationGraph:
     def _build_adjacency(
         self,
     ) -> tuple[Sequence[list[int]], Sequence[list[int]], Sequence[list[int]]]:
-        if self.runs_on_lists(SMALL_EDGES):
+        if self.runs_on_lists(costs.SMALL_EDGES):
             one: list[list[int]] = [[] for _ in range(self.n_nodes)]
             zero: list[list[int]] = [[] for _ in range(self.n_nodes)]
             for s, d, lab in zip(
@@ -418,7 +406,7 @@ class ExplanationGraph:
             Groups(*group(src[~lab], dst[~lab], self.n_nodes)),
             Groups(*self.var_nodes()),
         )
-        if len(src) < 200_000:  # small enough: plain lists, the fastest to traverse
+        if len(src) < costs.ADJACENCY_LIST_EDGES:
             return (groups[0].lists(), groups[1].lists(), groups[2].lists())
         return groups
 
@@ -448,7 +436,7 @@ class ExplanationGraph:
     def tested_vars(self) -> list[int]:
         """Indices of the variables that label some node (one pass, cached)."""
         if "tested_vars" not in self._cache:
-            if self.runs_on_lists(256):
+            if self.runs_on_lists(costs.TESTED_VARS_LIST_EDGES):
                 tested = sorted({v for v in self.node_var_list if v >= 0})
             else:
                 counts = np.bincount(self.node_var + 1, minlength=self.n_vars + 1)
@@ -512,7 +500,7 @@ class ExplanationGraph:
         shape = self.shape_violations()
         if shape:
             return shape
-        if self.runs_on_lists(SMALL_EDGES):
+        if self.runs_on_lists(costs.SMALL_EDGES):
             return _light_violations(self)
         ids, n = self.node_ids, self.n_nodes
         problems: list[str] = []

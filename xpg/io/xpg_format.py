@@ -36,8 +36,9 @@ from itertools import repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+import xpg.core.costs as costs
 from xpg.core import lazy
-from xpg.core.xpgraph import LIGHT_EDGES, ExplanationGraph
+from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidGraphError, ParseError
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def read_xpg_text(text: str, path: str | None = None) -> ExplanationGraph:
     text.
     """
     lines = text.count("\n")
-    if lines < SMALL_LINES or (lines < LIGHT_LINES and not lazy.loaded("numpy")):
+    if lines < costs.SMALL_LINES or (lines < costs.LIGHT_LINES and not lazy.loaded("numpy")):
         parts = _read_light(text)
     else:
         parts = _read_fast(text)
@@ -170,14 +171,6 @@ def refuse_table(text: str, path: str | None) -> None:
         raise ParseError(
             f"expected a model (.json) or an explanation graph (.xpg), found {table}", path=path
         )
-
-
-#: Files with fewer lines than ``LIGHT_LINES`` are parsed in pure Python while numpy is not
-#: imported (one line per node and per edge: a tree of ``LIGHT_EDGES`` edges has about twice
-#: as many lines), and those with fewer than ``SMALL_LINES`` always (faster than numpy there:
-#: 0.03 ms against 0.17 ms for the 7-node examples, 1.6 ms against 1.0 ms at 3,700 lines)
-LIGHT_LINES = 2 * LIGHT_EDGES + 64
-SMALL_LINES = 1024
 
 
 class _Parts(NamedTuple):
