@@ -30,8 +30,9 @@ Examples
 >>> [enc.solver.check(*enc.selectors(np.array(fixed)), enc.beats(0)) == z3.sat
 ...  for fixed in ([True, True, False], [False, True, True])]
 [False, True]
->>> enc.decode(enc.solver.model()).tolist()
-[1, 0, 0]
+>>> cells = enc.decode(enc.solver.model())  # an input of another class: its model says so
+>>> cells[1:].tolist(), int(space.model.predict_batch(space.rows(cells))[0]) != 0
+([0, 0], True)
 
 References
 ----------
