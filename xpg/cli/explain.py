@@ -89,14 +89,8 @@ def _out_of_time(
 ) -> tuple[dict[str, Any], str]:
     """The document and text of an explanation not found within the time budget: the fields
     of an answer, null, with ``"timed_out": true`` and a ``"note"``."""
-    route = shown_route(decision)
-    doc: dict[str, Any] = {"kind": kind, "features": None, "seconds": seconds}
-    if route is not None:
-        doc["route"] = route
-    prediction = stated_prediction(decision)
-    lines = [] if prediction is None else [f"prediction: {prediction}"]
-    if prediction is not None:
-        doc["prediction"] = prediction
+    doc, lines = _head(decision, kind, None, seconds)
+    route = doc.get("route")
     if describable(decision):
         if kind == "axp":
             doc["conditions"] = None
@@ -109,23 +103,31 @@ def _out_of_time(
     return doc, "\n".join(lines)
 
 
-def _answer(
+def _head(
     decision: Decision, kind: str, found: tuple[str, ...] | None, seconds: float
-) -> tuple[dict[str, Any], str]:
-    """The document and text of one explanation: the set, and for a model file the
-    prediction and what the explanation means (:func:`explanation_statement`)."""
-    route = shown_route(decision)
+) -> tuple[dict[str, Any], list[str]]:
+    """The fields every ``axp``/``cxp`` document starts with (the route where it is shown,
+    the prediction of a model file), and the text's first line."""
     doc: dict[str, Any] = {
         "kind": kind,
         "features": sorted(found) if found is not None else None,
         "seconds": seconds,
     }
+    route = shown_route(decision)
     if route is not None:
         doc["route"] = route
     prediction = stated_prediction(decision)
-    lines = [] if prediction is None else [f"prediction: {prediction}"]
     if prediction is not None:
         doc["prediction"] = prediction
+    return doc, [] if prediction is None else [f"prediction: {prediction}"]
+
+
+def _answer(
+    decision: Decision, kind: str, found: tuple[str, ...] | None, seconds: float
+) -> tuple[dict[str, Any], str]:
+    """The document and text of one explanation: the set, and for a model file the
+    prediction and what the explanation means (:func:`explanation_statement`)."""
+    doc, lines = _head(decision, kind, found, seconds)
     if found is None:
         lines.append("no CXp: the prediction cannot change")
         if describable(decision):
