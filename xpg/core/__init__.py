@@ -8,9 +8,10 @@ validated against Def. 2 of the core paper), :mod:`~xpg.core.xpgraph`
 :mod:`~xpg.core.cycles` checks), :mod:`~xpg.core.instances` (an instance checked against a
 model's features), :mod:`~xpg.core.feature_space` (several columns of a data set declared as
 one feature), :mod:`~xpg.core.json_body` and :mod:`~xpg.core.model_checks` (what every model
-kind reads and checks), :mod:`~xpg.core.float32` (scikit-learn's float32 thresholds), :mod:`~xpg.core.costs` (every
-tuned threshold that chooses between two implementations), :mod:`~xpg.core.validation` (one
-vocabulary for parameters, one seed normaliser) and :mod:`~xpg.core.signals`.
+kind reads and checks), :mod:`~xpg.core.float32` (scikit-learn's float32 thresholds),
+:mod:`~xpg.core.costs` (every tuned threshold that chooses between two implementations),
+:mod:`~xpg.core.validation` (one vocabulary for parameters, one seed normaliser) and
+:mod:`~xpg.core.signals`.
 The names below are imported on first use (:mod:`~xpg.core.lazy`), so that importing one module
 of the package loads no other.
 """
