@@ -94,7 +94,8 @@ from bench.runners.timing import (
 from bench.tables import base_parser, csv_text, out_dir, pick_rows, progress, write_outputs
 from xpg.core.features import Feature
 from xpg.errors import InvalidSeedError
-from xpg.explain.engine import Decision, Explainer
+from xpg.explain.decision import Decision
+from xpg.explain.engine import Explainer
 from xpg.models.ensemble import TreeEnsemble
 from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.verify.verifier import Verifier

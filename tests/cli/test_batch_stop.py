@@ -136,7 +136,8 @@ def test_the_ensemble_route_has_a_default_timeout(monkeypatch: pytest.MonkeyPatc
     from xpg.cli import batch as cli_batch
     from xpg.explain import batch
     from xpg.explain.batch import BatchExplainer
-    from xpg.explain.engine import Decision, Explainer
+    from xpg.explain.decision import Decision
+    from xpg.explain.engine import Explainer
     from xpg.models.ensemble_import import ensemble_from_sklearn
     from xpg.testing.ensembles import random_small_ensemble
 

@@ -100,7 +100,7 @@ def test_one_time_budget_on_every_route() -> None:
     """A query that watches no clock is stopped by the timer signal (the loop ends on the
     signal, not on a clock; the generous guard only keeps a broken timer from hanging the
     test); one that watches its own deadline says what it decided; none: the answer."""
-    from xpg.explain.engine import QueryTimeout
+    from xpg.explain.decision import QueryTimeout
 
     guard = time.monotonic() + 120
 

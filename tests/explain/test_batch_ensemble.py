@@ -20,7 +20,8 @@ import pytest
 
 from xpg.errors import InvalidQueryError
 from xpg.explain.batch import BatchExplainer
-from xpg.explain.engine import Decision, Explainer
+from xpg.explain.decision import Decision
+from xpg.explain.engine import Explainer
 from xpg.explain.exact_robustness import robustness
 from xpg.explain.oracle_robustness import oracle_robustness
 from xpg.models.ensemble_import import ensemble_from_sklearn

@@ -9,8 +9,9 @@ import pytest
 
 import xpg
 from xpg.errors import SolverClosedError
+from xpg.explain.decision import Decision
 from xpg.explain.deprecated import DecisionListExplainer, EnsembleExplainer, OracleExplainer
-from xpg.explain.engine import Decision, Explainer
+from xpg.explain.engine import Explainer
 from xpg.testing import long_decision_list
 from xpg.testing.ensembles import random_small_ensemble
 

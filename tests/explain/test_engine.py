@@ -24,7 +24,8 @@ from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import GraphTooLargeError, InvalidModelError, InvalidQueryError
-from xpg.explain.engine import Decision, Explainer, QueryTimeout
+from xpg.explain.decision import Decision, QueryTimeout
+from xpg.explain.engine import Explainer
 from xpg.explain.graph_oracle import GraphOracle
 from xpg.models.obdd import OBDD
 from xpg.testing import (

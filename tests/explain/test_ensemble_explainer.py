@@ -23,7 +23,8 @@ from xpg.errors import (
     InvalidSeedError,
     SolverClosedError,
 )
-from xpg.explain.engine import Decision, Explainer
+from xpg.explain.decision import Decision
+from xpg.explain.engine import Explainer
 from xpg.explain.ensemble import CellSpace, EnsembleOracle
 from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing import domain_values

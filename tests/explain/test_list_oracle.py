@@ -13,7 +13,8 @@ from xpg.compile.bdd import bdd_manager, check_size
 from xpg.compile.mdd import MDDBuilder
 from xpg.core.features import Feature, Literal
 from xpg.errors import GraphTooLargeError
-from xpg.explain.engine import Decision, Explainer, QueryTimeout
+from xpg.explain.decision import Decision, QueryTimeout
+from xpg.explain.engine import Explainer
 from xpg.explain.list_oracle import ROUTE, DecisionListOracle, ListSpace
 from xpg.models.decision_list import (
     DecisionList,

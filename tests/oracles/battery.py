@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xpg.explain.axp_cxp import find_axp, find_cxp
-from xpg.explain.engine import Decision
+from xpg.explain.decision import Decision
 from xpg.explain.marco import enumerate_explanations
 from xpg.explain.oracle_abc import Oracle
 from xpg.explain.smallest import smallest_axp, smallest_cxp

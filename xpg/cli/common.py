@@ -38,7 +38,8 @@ from xpg.errors import InvalidInstanceError, InvalidModelError, OutputError, Par
 if TYPE_CHECKING:
     from xpg.core.graph import DecisionGraph
     from xpg.core.xpgraph import ExplanationGraph
-    from xpg.explain.engine import Decision, Explainer, Route
+    from xpg.explain.decision import Decision
+    from xpg.explain.engine import Explainer, Route
 
 #: A command handler: the parsed arguments in, the exit status out.
 Handler = Callable[[argparse.Namespace], int]
@@ -633,7 +634,7 @@ def load_args_target(args: argparse.Namespace) -> Decision:
     InvalidInstanceError
         When a model file comes without an instance, or a ``.xpg`` file with one.
     """
-    from xpg.explain.engine import Decision
+    from xpg.explain.decision import Decision
 
     path = args.file
     text = read_input_text(path)
@@ -1258,7 +1259,7 @@ def within_time(
     """``query(timeout)`` within ``timeout`` seconds, whatever answers it: ``(the answer,
     False, None)``, or ``(None, True, partial)`` once the budget is reached.
 
-    The query is given the budget (a :class:`~xpg.explain.engine.Decision` method's
+    The query is given the budget (a :class:`~xpg.explain.decision.Decision` method's
     ``timeout=``: an oracle's deadline, past which it says what it decided, ``partial``);
     a query that watches no clock (the graph route's run in Python) is stopped by a timer
     signal (:func:`time_limit`) :data:`SIGNAL_GRACE` seconds later, with nothing decided.
@@ -1266,7 +1267,7 @@ def within_time(
     >>> within_time(lambda t: t, 5.0), within_time(lambda t: "done", None)
     ((5.0, False, None), ('done', False, None))
     """
-    from xpg.explain.engine import QueryTimeout
+    from xpg.explain.decision import QueryTimeout
     from xpg.explain.oracle_abc import OracleTimeout
 
     try:

@@ -44,7 +44,7 @@ from xpg.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from xpg.explain.engine import Decision
+    from xpg.explain.decision import Decision
 
 
 def _seed(args: argparse.Namespace, names: list[str]) -> list[str] | None:

@@ -9,7 +9,7 @@
 FILE is a ``.xpg`` file, or a JSON model file with ``--instance``: one decision, explained
 by the one explainer (:func:`~xpg.cli.common.load_args_target`).  The report functions
 (:func:`member_report`, :func:`features_report`, :func:`smallest_report`) take that
-:class:`~xpg.explain.engine.Decision` and return the JSON document and the text.
+:class:`~xpg.explain.decision.Decision` and return the JSON document and the text.
 
 ``--timeout S`` bounds the query (:func:`~xpg.cli.common.within_time`): by default
 :data:`~xpg.cli.common.ORACLE_TIMEOUT` seconds on a model explained without a compiled graph
@@ -23,7 +23,7 @@ and the text says what was reached and how to raise it.
 Examples
 --------
 >>> from xpg.examples import and_xpg
->>> from xpg.explain.engine import Decision
+>>> from xpg.explain.decision import Decision
 >>> from xpg.explain.graph_oracle import GraphOracle
 >>> decision = Decision(GraphOracle(and_xpg()))  # a and b, for a = b = 1
 >>> doc, text = member_report(decision, "a", "axp")
@@ -55,7 +55,7 @@ from xpg.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from xpg.explain.engine import Decision
+    from xpg.explain.decision import Decision
     from xpg.explain.marco import ExplanationKind
 
 _NAME = {"axp": "AXp", "cxp": "CXp"}

@@ -5,7 +5,7 @@ The model's explainer (:func:`~xpg.cli.common.model_explainer`) compiles it when
 (:func:`~xpg.explain.exact_robustness.robustness`, ``--route``); a model it explains without
 a graph (a tree ensemble or a decision list that does not compile within the budget) is
 searched through its oracle when the explainer ``supports("robustness")``
-(:meth:`~xpg.explain.engine.Decision.robustness`, route ``sat-pb`` or ``list-sat``), within
+(:meth:`~xpg.explain.decision.Decision.robustness`, route ``sat-pb`` or ``list-sat``), within
 ``--timeout`` seconds (default :data:`~xpg.cli.common.ORACLE_TIMEOUT`): past them the answer
 says so (``"timed_out": true`` and a ``"note"``, ``"distance": null``).
 
@@ -49,7 +49,7 @@ from xpg.cli.common import (
 from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError
 
 if TYPE_CHECKING:
-    from xpg.explain.engine import Decision
+    from xpg.explain.decision import Decision
     from xpg.explain.exact_robustness import Robustness
 
 

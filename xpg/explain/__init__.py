@@ -21,8 +21,9 @@ from xpg.core import lazy as _lazy
 
 if TYPE_CHECKING:
     from xpg.explain.axp_cxp import find_axp, find_cxp, is_weak_axp, is_weak_cxp
+    from xpg.explain.decision import Decision, QueryTimeout
     from xpg.explain.describe import axp_conditions, counterexample
-    from xpg.explain.engine import Decision, Explainer, QueryTimeout, explain_many
+    from xpg.explain.engine import Explainer, explain_many
     from xpg.explain.exact_robustness import Robustness, robustness
     from xpg.explain.marco import EnumerationResult, Enumerator, Explanation, enumerate_explanations
     from xpg.explain.membership import (
@@ -46,9 +47,9 @@ _LAZY = {
     "explain_many": "xpg.explain.engine",
     "axp_conditions": "xpg.explain.describe",
     "counterexample": "xpg.explain.describe",
-    "Decision": "xpg.explain.engine",
+    "Decision": "xpg.explain.decision",
     "Explainer": "xpg.explain.engine",
-    "QueryTimeout": "xpg.explain.engine",
+    "QueryTimeout": "xpg.explain.decision",
     "Oracle": "xpg.explain.oracle_abc",
     "EnumerationResult": "xpg.explain.marco",
     "Enumerator": "xpg.explain.marco",

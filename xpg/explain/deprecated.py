@@ -24,7 +24,8 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from xpg.explain.engine import Decision, Explainer, Route
+from xpg.explain.decision import Decision
+from xpg.explain.engine import Explainer, Route
 
 #: the base class of the old explainers: an explained decision
 OracleExplainer = Decision

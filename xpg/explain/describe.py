@@ -4,7 +4,7 @@ An AXp fixes features to the instance's values; the model cannot tell apart the 
 a feature that satisfy exactly the same tests, so each fixed feature can be stated as the
 widest such condition, its *cell*: ``worst radius > 16.795``.  On a decision graph the cell
 is cut by the literals of the graph's edges on the feature; on a model explained by an
-oracle over cells (a :class:`~xpg.explain.engine.Decision` on another route than the graph:
+oracle over cells (a :class:`~xpg.explain.decision.Decision` on another route than the graph:
 a tree ensemble's, by the thresholds its trees use,
 :meth:`~xpg.explain.ensemble.space.CellLayout.cell_values`; a long decision list's, by its
 rules' conditions), by the oracle's cells.
@@ -53,7 +53,7 @@ from xpg.explain.reach import zero_path
 if TYPE_CHECKING:
     from xpg.core.features import Literal
 
-#: an explained decision (:class:`xpg.explain.engine.Decision`): anything with an ``oracle``
+#: an explained decision (:class:`xpg.explain.decision.Decision`): anything with an ``oracle``
 Decision = Any
 
 
@@ -199,7 +199,7 @@ def explanation_conditions(
     target : ExplanationGraph or Decision
         An explanation graph built from a decision graph and an instance (any model kind
         compiled to a graph), or an explainer of a model explained by an oracle (a tree
-        ensemble's :class:`~xpg.explain.engine.Decision`, any route; a decision
+        ensemble's :class:`~xpg.explain.decision.Decision`, any route; a decision
         list over its SAT oracle).
     features : sequence of str
         Feature names (an explanation, in the order its conditions are wanted).

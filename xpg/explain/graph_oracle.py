@@ -150,7 +150,7 @@ def require_explanation_graph(xg: object, query: str) -> None:
         raise NotAnExplanationGraphError(not_a_graph_message(xg, query))
 
 
-#: the method of an explained decision (:class:`~xpg.explain.engine.Decision`) answering each
+#: the method of an explained decision (:class:`~xpg.explain.decision.Decision`) answering each
 #: graph query
 DECISION_METHODS = {
     "find_axp": "axp()",

@@ -57,7 +57,7 @@ from xpg.errors import InvalidSeedError
 class OracleTimeout(Exception):
     """Raised by :meth:`Oracle.check` once :attr:`Oracle.deadline` has passed; internal, the
     queries that set a deadline turn it into their own answer (a partial result or
-    :class:`~xpg.explain.engine.QueryTimeout`)."""
+    :class:`~xpg.explain.decision.QueryTimeout`)."""
 
 
 class Undecided(Exception):

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from xpg.core import lazy as _lazy
 
 if TYPE_CHECKING:
+    from xpg.explain.decision import QueryTimeout
     from xpg.explain.deprecated import EnsembleExplainer, OracleExplainer
-    from xpg.explain.engine import QueryTimeout
     from xpg.explain.ensemble.oracle import EnsembleOracle
     from xpg.explain.ensemble.space import CellSpace
 
@@ -22,7 +22,7 @@ _LAZY = {
     "EnsembleExplainer": "xpg.explain.deprecated",
     "EnsembleOracle": "xpg.explain.ensemble.oracle",
     "OracleExplainer": "xpg.explain.deprecated",
-    "QueryTimeout": "xpg.explain.engine",
+    "QueryTimeout": "xpg.explain.decision",
 }
 
 __all__ = ["CellSpace", "EnsembleExplainer", "EnsembleOracle", "OracleExplainer", "QueryTimeout"]
