@@ -87,10 +87,12 @@ def _delete_with_known(oracle: Oracle, session: Deletion, known: Sequence[list[i
                 continue
             if any(not c & (rest ^ bit) for c in known[v]):
                 continue  # the only fixed feature of a known CXp
-            if session.free_each([v], solver=solver):
+            freed = session.free_one(v, solver=solver)
+            if freed is None:
                 undecided.append(v)
             else:
-                rest = sum(1 << u for u in session.fixed)
+                for u in freed:
+                    rest &= ~(1 << u)
     return session.fixed
 
 

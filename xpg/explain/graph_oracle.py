@@ -99,20 +99,22 @@ class GraphDeletion(Deletion):
         self.reach = IncrementalReach(xg, [v for v in range(xg.n_vars) if v not in fixed_set])
         if self.reach.hits_zero:
             refuse_seed(oracle, fixed_set)
-        self.fixed = list(fixed)
+        self._given = list(fixed)
+
+    @property
+    def fixed(self) -> list[int]:  # type: ignore[override]
+        """The features still fixed, in the order given."""
+        free = self.reach.free
+        return [v for v in self._given if not free[v]]
 
     def free_each(self, order: Iterable[int], *, solver: bool = True) -> list[int]:
         self.reach.refuse_each(order)
-        free = self.reach.free
-        self.fixed = [v for v in self.fixed if not free[v]]
         return []
 
-    def try_free(self, v: int) -> bool:
-        """Free ``v`` unless that makes another class possible; True when it is now free."""
-        if self.reach.try_free(v):
-            self.fixed = [u for u in self.fixed if u != v]
-            return True
-        return False
+    def free_one(self, v: int, *, solver: bool = True) -> list[int] | None:
+        if self.reach.free[v]:
+            return []
+        return [v] if self.reach.try_free(v) else []
 
 
 def as_oracle(target: object, query: str) -> Oracle:

@@ -110,11 +110,15 @@ class EnumerationResult:
 
 def _checked_limit(limit: Any) -> int | None:
     """``limit``, a whole number of explanations from 1 up, or None (no limit)."""
+    if limit is None:  # the common case, checked before the vocabulary's loop
+        return None
     return check_param("limit", limit, Interval(int, 1, None), None)  # type: ignore[no-any-return]
 
 
 def _checked_timeout(timeout: Any) -> float | None:
     """``timeout``, a finite number of seconds from 0 up, or None (no timeout)."""
+    if timeout is None:
+        return None
     return check_param("timeout", timeout, Interval(float, 0, None), None)  # type: ignore[no-any-return]
 
 
@@ -275,60 +279,57 @@ class Enumerator(SolverOwner):
         if deadline is not None:
             self._start_watchdog(deadline - start)
         try:
-            yield from self._explanations(start, deadline)
+            tested, masks = self._tested, self._cxp_masks
+            by_var: list[list[int]] = [[] for _ in range(self.oracle.n_features)]
+            if masks is not None:
+                # Every CXp is known: report and block each, so that every SAT model left
+                # is a weak AXp (its fixed set meets every CXp) and yields a new AXp.
+                for c in masks:
+                    if self._out_of_budget(deadline):
+                        return
+                    chosen = [v for v in tested if c >> v & 1]
+                    _index_mask(by_var, c)
+                    self.seconds = time.perf_counter() - start
+                    yield self._record("cxp", chosen)
+                work = costs.DUAL_WORK
+                if deadline is not None:  # within the time left, or the SAT loop stops it
+                    left = deadline - time.perf_counter()
+                    work = min(work, max(0, int(left * costs.DUAL_WORK_PER_SECOND)))
+                axps = minimal_hitting_masks(masks, max_work=work)
+                if axps is not None:  # every AXp, without a SAT call
+                    for a in axps:
+                        if self._out_of_budget(deadline):
+                            return
+                        self.seconds = time.perf_counter() - start
+                        yield self._record("axp", [v for v in tested if a >> v & 1])
+                    # as the SAT loop: a budget used up exactly leaves the lists unconfirmed
+                    self.complete = not self._out_of_budget(deadline)
+                    return
+            budgeted = self.limit is not None or deadline is not None
+            while True:
+                if budgeted and self._out_of_budget(deadline):
+                    return
+                outcome = self._solve(deadline)
+                if outcome is None:
+                    return
+                if not outcome:
+                    self.complete = True
+                    return
+                model = self._solver.get_model()
+                if masks is not None:
+                    found = self._record("axp", _axp_by_masks(model, tested, by_var))
+                else:
+                    found = self._record(*self._classify(model, by_var))
+                    if found.kind == "cxp":
+                        _index_mask(by_var, self._last)
+                self.seconds = time.perf_counter() - start
+                yield found
         except OracleTimeout:
             return
         finally:
             oracle.deadline = outer
             self._stop_watchdog()
             self.seconds = time.perf_counter() - start
-
-    def _explanations(self, start: float, deadline: float | None) -> Iterator[Explanation]:
-        tested, masks = self._tested, self._cxp_masks
-        by_var: list[list[int]] = [[] for _ in range(self.oracle.n_features)]
-        if masks is not None:
-            # Every CXp is known: report and block each, so that every SAT model left
-            # is a weak AXp (its fixed set meets every CXp) and yields a new AXp.
-            for c in masks:
-                if self._out_of_budget(deadline):
-                    return
-                chosen = [v for v in tested if c >> v & 1]
-                _index_mask(by_var, c)
-                self.seconds = time.perf_counter() - start
-                yield self._record("cxp", chosen)
-            work = costs.DUAL_WORK
-            if deadline is not None:  # within the time left, or the SAT loop stops it
-                left = deadline - time.perf_counter()
-                work = min(work, max(0, int(left * costs.DUAL_WORK_PER_SECOND)))
-            axps = minimal_hitting_masks(masks, max_work=work)
-            if axps is not None:  # every AXp, without a SAT call
-                for a in axps:
-                    if self._out_of_budget(deadline):
-                        return
-                    self.seconds = time.perf_counter() - start
-                    yield self._record("axp", [v for v in tested if a >> v & 1])
-                # as the SAT loop: a budget used up exactly leaves the lists unconfirmed
-                self.complete = not self._out_of_budget(deadline)
-                return
-        budgeted = self.limit is not None or deadline is not None
-        while True:
-            if budgeted and self._out_of_budget(deadline):
-                return
-            outcome = self._solve(deadline)
-            if outcome is None:
-                return
-            if not outcome:
-                self.complete = True
-                return
-            model = self._solver.get_model()
-            if masks is not None:
-                found = self._record("axp", _axp_by_masks(model, tested, by_var))
-            else:
-                found = self._record(*self._classify(model, by_var))
-                if found.kind == "cxp":
-                    _index_mask(by_var, self._last)
-            self.seconds = time.perf_counter() - start
-            yield found
 
     def _classify(
         self, model: list[int], cxps_by_var: list[list[int]]

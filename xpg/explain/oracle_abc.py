@@ -220,19 +220,25 @@ class Deletion:
     def free_each(self, order: Iterable[int], *, solver: bool = True) -> list[int]:
         """Try to free each feature of ``order`` in turn (those already free are skipped);
         the ones the cheap decisions left undecided (only with ``solver=False``)."""
-        oracle, undecided = self.oracle, []
-        for v in order:
-            if v not in self.fixed:
-                continue
-            trial = [u for u in self.fixed if u != v]
-            try:
-                witness = oracle.check(trial, solver=solver)
-            except Undecided:
-                undecided.append(v)
-                continue
-            if witness is None:
-                self.fixed = _cut_to_core(oracle, trial)
-        return undecided
+        return [v for v in order if self.free_one(v, solver=solver) is None]
+
+    def free_one(self, v: int, *, solver: bool = True) -> list[int] | None:
+        """Try to free ``v``: the features freed (``v``, and the others its proof's core
+        leaves out; none when ``v`` must stay fixed or is free already), or None when the
+        cheap decisions leave the question undecided (only with ``solver=False``)."""
+        if v not in self.fixed:
+            return []
+        trial = [u for u in self.fixed if u != v]
+        try:
+            witness = self.oracle.check(trial, solver=solver)
+        except Undecided:
+            return None
+        if witness is not None:
+            return []
+        kept = _cut_to_core(self.oracle, trial)
+        freed = sorted(set(self.fixed) - set(kept))
+        self.fixed = kept
+        return freed
 
 
 def _cut_to_core(oracle: Oracle, fixed: list[int]) -> list[int]:
