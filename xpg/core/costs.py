@@ -18,10 +18,8 @@ Examples
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
-
-class Cost(NamedTuple):
+class Cost:
     """One entry of the table: the two paths a threshold chooses between, and its reader.
 
     Attributes
@@ -33,8 +31,16 @@ class Cost(NamedTuple):
         The module that reads the threshold.
     """
 
-    paths: tuple[str, str]
-    reader: str
+    # a plain class, not a NamedTuple: importing typing would cost a small graph's ``xpg
+    # enum`` more than its enumeration
+    __slots__ = ("paths", "reader")
+
+    def __init__(self, paths: tuple[str, str], reader: str) -> None:
+        self.paths = paths
+        self.reader = reader
+
+    def __repr__(self) -> str:
+        return f"Cost(paths={self.paths!r}, reader={self.reader!r})"
 
 
 # -- explanation graphs: storage and traversal structures (xpg.core.xpgraph) --------------------
