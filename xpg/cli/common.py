@@ -784,7 +784,9 @@ def not_compiled_reason(model: Any, budget: int | None) -> str:
 def never_compiled(model: Any) -> bool:
     """Whether ``model``'s kind is never compiled (it brings its own oracle instead of
     ``to_decision_graph``: what the kind declares, docs/model-kinds.md)."""
-    return not callable(getattr(model, "to_decision_graph", None))
+    from xpg.models.protocol import compiles
+
+    return not compiles(model)
 
 
 def not_compiled_error(model: Any, budget: int | None, needs: str, instead: str) -> XpgError:

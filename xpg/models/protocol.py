@@ -122,11 +122,22 @@ class CompiledModel(Model, Protocol):
         and its :meth:`validate` checks it)."""
 
 
+def compiles(model: Any) -> bool:
+    """Whether ``model``'s kind is compiled into a decision graph (it has
+    ``to_decision_graph``), not explained by an oracle of its own only.
+
+    >>> from xpg.examples import paper_figure2
+    >>> compiles(paper_figure2()), compiles(object())
+    (True, False)
+    """
+    return callable(getattr(model, "to_decision_graph", None))
+
+
 def refuse_uncompiled(model: Any, verb: str) -> CompiledModel:
     """``model`` when it compiles into a decision graph, else
     :class:`~xpg.errors.InvalidModelError` saying that its kind is explained by its own
     oracle (what ``verb``, e.g. "draw", needs is a graph)."""
-    if not callable(getattr(model, "to_decision_graph", None)):
+    if not compiles(model):
         kind = getattr(model, "json_type", type(model).__name__)
         raise InvalidModelError(
             f"cannot {verb} a {kind} model: its kind is never compiled into a decision graph "
@@ -181,6 +192,7 @@ __all__ = [
     "CompiledModel",
     "Instance",
     "Model",
+    "compiles",
     "refuse_uncompiled",
     "check_label",
     "checked_signature",
