@@ -137,7 +137,7 @@ class Explainer:
             made,
             model=self.model,
             instance=known,
-            robustness=_oracle_robustness(made) if hasattr(made, "check_cells") else None,
+            robustness=_oracle_robustness(made) if self.supports("robustness") else None,
         )
 
     def _graph_robustness(self, point: dict[str, Any]) -> Callable[..., Robustness]:
