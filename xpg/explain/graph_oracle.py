@@ -28,7 +28,7 @@ KR 2021, Alg. 1 and Props. 2-3.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import xpg.core.costs as costs
 from xpg.core.xpgraph import ExplanationGraph
@@ -126,8 +126,11 @@ def as_oracle(target: object, query: str) -> Oracle:
     NotAnExplanationGraphError
         For anything else, saying what to call instead (:func:`not_a_graph_message`).
     """
-    if isinstance(target, Oracle):
-        return target
+    kind = type(target)  # exact types first: an ABC's isinstance costs a microsecond
+    if kind is ExplanationGraph:
+        return GraphOracle(cast(ExplanationGraph, target))
+    if kind is GraphOracle or isinstance(target, Oracle):
+        return cast(Oracle, target)
     require_explanation_graph(target, query)
     assert isinstance(target, ExplanationGraph)
     return GraphOracle(target)
