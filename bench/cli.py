@@ -29,6 +29,7 @@ BENCHMARKS: dict[str, str] = {
     "peers": "bench.peers_compare",
     "pyxai": "bench.pyxai_compare",
     "ensembles": "bench.ensembles",
+    "xreason": "bench.xreason.compare",
     "growth": "bench.growth",
     "core-speed": "bench.core_speed",
     "traversal": "bench.traversal_speed",

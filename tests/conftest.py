@@ -20,6 +20,10 @@ from typing import Any
 
 import pytest
 
+# one OpenMP thread per test process (XGBoost, LightGBM, HistGradientBoosting): pytest -n 2 on
+# 2 cores runs two processes, and each library's default of a thread per core oversubscribes
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_ENV = "XPG_SHARED_DIR"
 SHARED = Path(os.environ.get(SHARED_ENV) or REPO_ROOT.parent / "shared").resolve()

@@ -48,6 +48,7 @@ from xpg.errors import (
     NotATreeError,
     ParseError,
     SolverClosedError,
+    UnsupportedModelError,
     XpgError,
 )
 
@@ -106,6 +107,7 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
     from xpg.learn import (
         LearnReport,
         bbm_rs,
+        import_model,
         import_sklearn_tree,
         learn_ensemble_from_table,
         learn_list_from_table,
@@ -191,6 +193,7 @@ _LAZY: dict[str, str] = {
     "read_xpg_text": "xpg.io",
     "save_model": "xpg.io",
     "write_xpg": "xpg.io",
+    "import_model": "xpg.learn",
     "import_sklearn_tree": "xpg.learn",
     "learn_ensemble_from_table": "xpg.learn",
     "learn_list_from_table": "xpg.learn",
@@ -244,6 +247,7 @@ __all__ = [
     "InvalidGraphError",
     "InvalidInstanceError",
     "InvalidModelError",
+    "UnsupportedModelError",
     "InvalidQueryError",
     "InvalidSeedError",
     "Leaf",
@@ -283,6 +287,7 @@ __all__ = [
     "format_xpg",
     "from_bdd",
     "from_sklearn_tree",
+    "import_model",
     "import_sklearn_tree",
     "is_member",
     "is_weak_axp",

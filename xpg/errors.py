@@ -39,6 +39,11 @@ class InvalidModelError(XpgError, ValueError):
     """A model (or a model file) cannot be compiled: unknown feature, bad rule, bad format."""
 
 
+class UnsupportedModelError(InvalidModelError):
+    """A model xpg reads but cannot reproduce exactly (a regression objective, linear trees, an
+    unsupported split): refused rather than explained approximately."""
+
+
 class InvalidInstanceError(XpgError, ValueError):
     """An instance does not match the model's features (missing, unknown or out-of-domain)."""
 

@@ -166,7 +166,7 @@ def _bad_inputs(tmp: Path) -> list[tuple[list[str], str]]:
         (["learn", "list", str(tmp / "ok.csv"), "--target", "y", "--positive", "7", *out], "'7'"),
         (["import", str(tmp / "t.pkl"), *out], "refusing to unpickle"),
         (["import", str(tmp / "untrusted.skops"), *out], "fractions.Fraction"),
-        (["import", str(tmp / "none.skops"), *out], "no such estimator file"),
+        (["import", str(tmp / "none.skops"), *out], "no such model file"),
         (["import", str(tmp / "two.skops"), "--features", str(tmp / "spec.json"), *out],
          "expected 2 features"),
         (["import", str(tmp / "two.skops"), "--features-from", str(tmp / "one.csv"), *out],
@@ -234,6 +234,7 @@ def test_the_documented_sessions_print_what_docs_cli_says(
     frame = pd.read_csv(shared_path("datasets", COMPAS[0]))  # compas.skops, as the doc says
     clf = DecisionTreeClassifier(max_depth=5, random_state=0)
     sio.dump(clf.fit(frame.drop(columns=COMPAS[1]), frame[COMPAS[1]]), work / "compas.skops")
+    joblib.dump(clf, work / "compas.pkl")
     seconds = re.compile(r"\d+(\.\d+)?(e-?\d+)? s$")
     for command, expected in sessions:
         words = shlex.split(command)

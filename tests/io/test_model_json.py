@@ -121,6 +121,7 @@ def test_documented_examples_load_and_agree() -> None:
         "risk-score",
         "forest",
         "boosted-trees",
+        "gbdt",
     }
     rng = random.Random(0)
     for doc in examples:

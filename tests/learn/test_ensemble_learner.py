@@ -40,7 +40,10 @@ def test_text_columns_are_codes() -> None:
 
 def test_bad_parameters() -> None:
     frame = pd.DataFrame({"a": [0, 1] * 10, "y": [0, 1] * 10})
-    with pytest.raises(InvalidDataError, match="expected one of forest, extra-trees, boosted"):
+    with pytest.raises(
+        InvalidDataError,
+        match="expected one of forest, extra-trees, boosted, hist, xgboost, lightgbm",
+    ):
         learn_ensemble_from_table(frame, "y", "bagging")
     with pytest.raises(InvalidDataError, match="trees: expected a positive integer"):
         learn_ensemble_from_table(frame, "y", n_trees=0)

@@ -196,11 +196,14 @@ def test_bad_files(tmp_path: Path) -> None:
     with pytest.raises(InvalidModelError, match="no such estimator file"):
         load_estimator(tmp_path / "none.skops")
     (tmp_path / "t.onnx").write_text("x")
-    with pytest.raises(InvalidModelError, match="unknown estimator file type"):
+    with pytest.raises(InvalidModelError, match="unknown estimator file"):
         load_estimator(tmp_path / "t.onnx")
-    (tmp_path / "t.skops").write_text("not a zip")
-    with pytest.raises(InvalidModelError, match="not a skops file"):
+    (tmp_path / "t.skops").write_text("not a zip")  # recognised by content, not by name
+    with pytest.raises(InvalidModelError, match="unknown estimator file"):
         load_estimator(tmp_path / "t.skops")
+    (tmp_path / "cut.skops").write_bytes(b"PK\x03\x04truncated")
+    with pytest.raises(InvalidModelError, match="not a skops file"):
+        load_estimator(tmp_path / "cut.skops")
     (tmp_path / "t.pkl").write_bytes(b"\x80\x04garbage")
     with pytest.raises(InvalidModelError, match="cannot unpickle"):
         load_estimator(tmp_path / "t.pkl", trust_pickle=True)

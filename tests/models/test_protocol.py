@@ -178,6 +178,21 @@ def _boosted() -> Any:
     return BoostedTrees(feats, [0, 1, 2], trees, [0.1, 0.0, -0.2], 0.3)
 
 
+def _gbdt() -> Any:
+    """XGBoost-like: float32 sums, softmax-argmax, a node that sends missing values left."""
+    from xpg.models.gbdt import GBDT
+
+    feats = [Feature.real("x"), Feature.integer("n", 0, 3), Feature.boolean("b")]
+    first = _stumps(0, 2.5, [[1.0, 0, 0], [0, 0, 0.5]], [[0, 2.0, 0]])
+    trees = [
+        first._replace(missing_left=np.array([True, False, False, False, False])),
+        _stumps(1, 0.5, [[0, 0, -1.0], [0, 1.0, 0]], [[0, 0, 3.0]]),
+    ]
+    return GBDT(
+        feats, [0, 1, 2], trees, [0.25, 0.0, -0.5], precision="float32", decision="softmax-argmax"
+    )
+
+
 def _boolean_omdd() -> OMDD:
     return _obdd().to_omdd()  # written as an "obdd" document, read back as an OMDD
 
@@ -191,6 +206,7 @@ EXAMPLES = {
     "risk-score": _risk_score,
     "forest": _forest,
     "boosted-trees": _boosted,
+    "gbdt": _gbdt,
     "dd-obdd": _obdd,
 }
 
@@ -205,6 +221,7 @@ def test_every_registered_kind_has_an_example() -> None:
         "risk-score",
         "forest",
         "boosted-trees",
+        "gbdt",
     }
     for name, cls in model_kinds().items():
         model = EXAMPLES[name]()

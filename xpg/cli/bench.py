@@ -59,5 +59,9 @@ def register(subparsers: Any) -> None:
         file_arguments=False,
         example="xpg bench table2 --quick",
     )
-    p.add_argument("name", help="table1, table2, peers, pyxai, growth, core-speed, membership, ...")
+    p.add_argument(
+        "name",
+        help="table1, table2, peers, pyxai, ensembles, xreason (xpg against XReason on the "
+        "AAAI-22 boosted trees), growth, core-speed, membership, ...",
+    )
     p.add_argument("options", nargs=argparse.REMAINDER, help="options passed to the benchmark")

@@ -118,7 +118,8 @@ def cmd_learn_ensemble(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn forest`` and ``xpg learn boosted``."""
     from xpg.learn.from_table import learn_ensemble_from_table
 
-    params = {"kind": args.kind, "n_trees": args.trees, "max_depth": args.max_depth}
+    kind = args.kind if args.library is None else BOOSTED_LIBRARIES[args.library]
+    params = {"kind": kind, "n_trees": args.trees, "max_depth": args.max_depth}
     if args.learning_rate is not None:
         params["learning_rate"] = args.learning_rate
     return _finish_learned(args, _learn(args, learn_ensemble_from_table, **params))
@@ -152,15 +153,16 @@ def cmd_learn_risk_score(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     """Handler of ``xpg import``."""
     from xpg.errors import InvalidModelError
-    from xpg.learn.estimator_import import import_sklearn_model, read_feature_spec
+    from xpg.learn.estimator_import import read_feature_spec
+    from xpg.learn.importing import import_model
     from xpg.models.tree import DecisionTree, Split
 
     if args.target is not None and args.features_from is None:
         raise InvalidModelError("--target names the class column of --features-from DATA")
     features = read_feature_spec(args.features) if args.features is not None else None
-    model = import_sklearn_model(
+    model = import_model(
         args.estimator,
-        features=features,
+        features,
         features_from=args.features_from,
         target=args.target,
         trust_pickle=args.trust_pickle,
@@ -218,6 +220,14 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
     add_json_argument(p)
 
 
+#: ``xpg learn boosted --library NAME``: the kind of :func:`learn_ensemble_from_table` it trains
+BOOSTED_LIBRARIES: dict[str, str] = {
+    "sklearn": "boosted",
+    "hist": "hist",
+    "xgboost": "xgboost",
+    "lightgbm": "lightgbm",
+}
+
 #: each learner's sub-command ``xpg learn NAME``: its help line, description and example
 LEARNER_TEXTS: dict[str, tuple[str, str, str]] = {
     "tree": (
@@ -236,11 +246,12 @@ LEARNER_TEXTS: dict[str, tuple[str, str, str]] = {
         "xpg learn forest data.csv --target label --trees 50 -o forest.json",
     ),
     "boosted": (
-        "scikit-learn gradient-boosted trees",
-        "Train scikit-learn's GradientBoostingClassifier (log-loss); the written model "
-        "computes its predict exactly. Categorical columns are given to the trees as "
-        "category codes.",
-        "xpg learn boosted data.csv --target label --trees 50 -o boosted.json",
+        "gradient-boosted trees: scikit-learn, HistGradientBoosting, XGBoost or LightGBM",
+        "Train gradient-boosted trees (--library sklearn: GradientBoostingClassifier with "
+        "the log-loss, the default; hist: HistGradientBoostingClassifier; xgboost: "
+        "XGBClassifier; lightgbm: LGBMClassifier); the written model computes the library's "
+        "predict exactly. Categorical columns are given to the trees as category codes.",
+        "xpg learn boosted data.csv --target y --library xgboost -o xgb.json",
     ),
     "list": (
         "a decision list: RIPPER (the 'rules' extra), or CN2 with Orange3 (--learner cn2)",
@@ -336,7 +347,7 @@ def register(subparsers: Any) -> None:
                 default="forest",
                 help="extremely randomised trees (ExtraTreesClassifier)",
             )
-            ens.set_defaults(learning_rate=None)
+            ens.set_defaults(learning_rate=None, library=None)
         else:
             ens.add_argument(
                 "--learning-rate",
@@ -344,6 +355,14 @@ def register(subparsers: Any) -> None:
                 default=None,
                 metavar="RATE",
                 help="default 0.1",
+            )
+            ens.add_argument(
+                "--library",
+                choices=tuple(BOOSTED_LIBRARIES),
+                default="sklearn",
+                help="sklearn: GradientBoostingClassifier (default); hist: "
+                "HistGradientBoostingClassifier; xgboost: XGBClassifier; lightgbm: "
+                "LGBMClassifier (pip install -e '.[xgboost]' or '.[lightgbm]' from the clone)",
             )
             ens.set_defaults(kind="boosted")
         ens.set_defaults(func=cmd_learn_ensemble)
@@ -387,23 +406,31 @@ def register(subparsers: Any) -> None:
         subparsers,
         "import",
         cmd_import,
-        help="write a trained scikit-learn tree or tree ensemble (.skops) as a JSON model file",
-        description="Convert a DecisionTreeClassifier, RandomForestClassifier, "
-        "ExtraTreesClassifier or GradientBoostingClassifier saved with skops (skops.io.dump) "
-        "into a JSON model file. Pickle and joblib files load only with --trust-pickle: "
-        + PICKLE_WARNING
-        + ".",
+        help="write a trained tree model (XGBoost, LightGBM, scikit-learn) as a JSON model file",
+        description="Convert a trained classifier into a JSON model file that predicts exactly "
+        "what it predicts. The file is recognised by its content: an XGBoost JSON or UBJSON "
+        "model or a LightGBM text model (save_model; neither library is needed), or a "
+        "scikit-learn DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier, "
+        "GradientBoostingClassifier, HistGradientBoostingClassifier or Pipeline "
+        "(ColumnTransformer then a tree model) saved with skops (skops.io.dump). Feature "
+        "names come from the model when it has them, else f0, f1, ... (x0, x1, ... for "
+        "scikit-learn) or the header of --features-from. Pickle and joblib files load only "
+        "with --trust-pickle: " + PICKLE_WARNING + ".",
         file_arguments=False,
-        example="xpg import forest.skops --features-from data.csv -o forest.json",
+        example="xpg import model.json --features-from data.csv -o xpg-model.json",
     )
-    p.add_argument("estimator", metavar="ESTIMATOR", help="a .skops file (or .pkl/.pickle/.joblib)")
+    p.add_argument(
+        "estimator",
+        metavar="FILE",
+        help="an XGBoost (.json/.ubj) or LightGBM (.txt) model, a .skops file (or a pickle)",
+    )
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="file to write")
     source = p.add_mutually_exclusive_group()
     source.add_argument(
         "--features-from",
         metavar="DATA",
-        help="type the features from the columns of this table (matched by the estimator's "
-        "feature_names_in_, else in order); default: real features",
+        help="name and type the features from the columns of this table (matched by the "
+        "model's feature names, else in order); default: the model's names, real features",
     )
     source.add_argument(
         "--features",

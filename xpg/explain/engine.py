@@ -48,12 +48,15 @@ class Explainer:
 
     Parameters
     ----------
-    model : model, DecisionGraph or fitted scikit-learn estimator
+    model : model, DecisionGraph or trained classifier
         Any kind of :mod:`xpg.models` (``xpg.read_model``), a compiled decision graph, or a
-        scikit-learn decision tree, random forest, extra trees or gradient boosting
-        classifier (converted by the importers).
+        trained classifier of another library: a scikit-learn decision tree, random forest,
+        extra trees or gradient boosting classifier (converted by the importers), or
+        anything else :func:`xpg.import_model` reads (XGBoost and LightGBM boosters and
+        classifiers, ``HistGradientBoostingClassifier``, a ``Pipeline``).
     features : sequence of Feature, optional
-        The features of a scikit-learn estimator (default ``x0, x1, ...`` as reals).
+        The features of such a classifier (default: its own names, or ``x0, x1, ...``, as
+        reals).
     route : {"auto", "graph", "sat", "smt"}
         ``"auto"``: the route policy of :func:`plan_route`; ``"graph"`` compiles the model;
         ``"sat"`` and ``"smt"`` explain a tree ensemble over its oracle (vote as a
@@ -196,7 +199,9 @@ class Plan(NamedTuple):
 
 def as_model(model: Any, features: Sequence[Any] | None = None) -> Any:
     """``model`` as an xpg model: itself for a model or a decision graph; a scikit-learn
-    tree or tree ensemble through its importer.
+    decision tree through its compiler; any other trained classifier that
+    :func:`xpg.import_model` reads (XGBoost or LightGBM boosters and classifiers,
+    scikit-learn forests, boosting and pipelines) through it.
 
     Raises
     ------
@@ -205,26 +210,35 @@ def as_model(model: Any, features: Sequence[Any] | None = None) -> Any:
     """
     from xpg.errors import InvalidModelError
 
-    module = type(model).__module__ or ""
-    if module.startswith("sklearn"):
-        name = type(model).__name__
-        if name in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
-            from xpg.compile.sklearn_tree import from_sklearn_tree
+    library, name = (type(model).__module__ or "").split(".")[0], type(model).__name__
+    if library == "sklearn" and name in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
+        from xpg.compile.sklearn_tree import from_sklearn_tree
 
-            return from_sklearn_tree(model, features)
+        return from_sklearn_tree(model, features)
+    if library in ("xgboost", "lightgbm") or name in _IMPORTED_SKLEARN and library == "sklearn":
+        from xpg.learn.importing import import_model
+
+        return import_model(model, features)
+    if library == "sklearn":
         from xpg.models.ensemble_import import ensemble_from_sklearn
 
         return ensemble_from_sklearn(model, features)
     if features is not None:
         raise InvalidModelError(
-            "features: only a scikit-learn estimator takes them (an xpg model declares its own)"
+            "features: only a scikit-learn estimator or another library's classifier takes "
+            "them (an xpg model declares its own)"
         )
     if callable(getattr(model, "predict", None)) and hasattr(model, "features"):
         return model
     raise InvalidModelError(
-        f"expected an xpg model (xpg.read_model), a DecisionGraph or a fitted scikit-learn "
-        f"tree or tree ensemble, found {type(model).__name__}"
+        f"expected an xpg model (xpg.read_model), a DecisionGraph, or a trained classifier "
+        f"xpg.import_model reads (XGBoost, LightGBM, scikit-learn trees, forests, boosting, "
+        f"pipelines), found {type(model).__name__}"
     )
+
+
+#: scikit-learn classes :func:`as_model` reads through :func:`xpg.import_model`
+_IMPORTED_SKLEARN = ("HistGradientBoostingClassifier", "Pipeline")
 
 
 def plan_route(
@@ -264,6 +278,7 @@ def plan_route(
             try:
                 return _graph_plan(model, budget)
             except GraphTooLargeError:
+                _prepare_ensemble(model, groups)
                 return Plan(None, _ensemble_oracle, "sat-pb")
         if route == "graph":
             if groups is not None:
@@ -272,6 +287,7 @@ def plan_route(
                     "the sat or smt route"
                 )
             return _graph_plan(model, budget)
+        _prepare_ensemble(model, groups)
         if route == "smt":
             return Plan(None, _ensemble_smt_oracle, "smt-lra")
         return Plan(None, _ensemble_oracle, "sat-pb")
@@ -339,17 +355,52 @@ def _own_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Orac
 
 
 def _ensemble_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
-    from xpg.explain.ensemble.oracle import EnsembleOracle
-    from xpg.explain.ensemble.space import CellSpace
-
-    return EnsembleOracle(CellSpace(model, instance, groups), "pb", shortcuts=shortcuts)
+    return _cell_oracle(model, instance, groups, shortcuts, "pb")
 
 
 def _ensemble_smt_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:
+    return _cell_oracle(model, instance, groups, shortcuts, "lra")
+
+
+def _cell_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool, backend: str) -> Oracle:
+    """A tree ensemble's decision: with ``shortcuts`` and a kind that asks for it
+    (``quick_deletion``), its AXp's questions first over the leaf table
+    (:class:`~xpg.explain.ensemble.quick.QuickOracle`), else every question to the full
+    oracle (with its own shortcuts when ``shortcuts``)."""
     from xpg.explain.ensemble.oracle import EnsembleOracle
+    from xpg.explain.ensemble.quick import QuickOracle
     from xpg.explain.ensemble.space import CellSpace
 
-    return EnsembleOracle(CellSpace(model, instance, groups), "lra", shortcuts=shortcuts)
+    space = CellSpace(model, instance, groups)
+    if shortcuts and model.quick_deletion:
+        return QuickOracle(space, backend)
+    return EnsembleOracle(space, backend, shortcuts=shortcuts)  # type: ignore[arg-type]
+
+
+def _prepare_ensemble(model: Any, groups: Sequence[Any] | None) -> None:
+    """What every decision of a tree ensemble reads, made with the explainer (as a model is
+    loaded): the cells, the leaf table, each class's vote, the model's arrays that classify
+    cells, and the oracle's modules."""
+    import importlib
+
+    import numpy as np
+
+    from xpg.errors import XpgError
+    from xpg.explain.ensemble.quick import cell_allowed, padded
+    from xpg.explain.ensemble.space import cell_layout
+
+    for name in ("leaf_search", "oracle", "z3_encoding"):
+        importlib.import_module(f"xpg.explain.ensemble.{name}")
+    try:
+        layout = cell_layout(model, groups)
+    except XpgError:
+        return  # bad groups: each decision says so
+    for p in range(len(model.classes)):
+        padded(layout, p)
+    cell_allowed(layout)
+    # the model's own arrays for classifying cells (one choice of cells: each feature's first)
+    cells = np.zeros((1, len(layout.n_cells)), dtype=np.int64)
+    model.classes_of_scores(model.scores_of_leaves(layout.leaf_indices(cells)))
 
 
 def _list_oracle(model: Any, instance: Any, groups: Any, shortcuts: bool) -> Oracle:

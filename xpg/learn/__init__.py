@@ -1,7 +1,8 @@
 """Learners for the models xpg explains: decision lists (RIPPER; CN2 through Orange3), trees
 (scikit-learn's CART, optimal trees with pystreed) and tree ensembles (scikit-learn), risk
-scores (BBM-RS), datasets, models from data tables, trained scikit-learn trees and ensembles
-imported from files; separation statistics of labelled data."""
+scores (BBM-RS), datasets, models from data tables, trained classifiers imported
+from objects and files (scikit-learn, XGBoost, LightGBM: :func:`import_model`); separation
+statistics of labelled data."""
 
 from xpg.learn.datasets import Dataset, default_data_dir, load_dataset
 from xpg.learn.decision_list import learn_decision_list
@@ -14,6 +15,7 @@ from xpg.learn.from_table import (
     learn_risk_score_from_table,
     learn_tree_from_table,
 )
+from xpg.learn.importing import import_model
 from xpg.learn.optimal_tree import OptimalTree, learn_optimal_tree
 from xpg.learn.risk_score import bbm_rs
 from xpg.learn.separation import linear_separateness, r_separation, separation_distance
@@ -24,6 +26,7 @@ __all__ = [
     "Dataset",
     "bbm_rs",
     "default_data_dir",
+    "import_model",
     "import_sklearn_tree",
     "learn_decision_list",
     "learn_ensemble_from_table",

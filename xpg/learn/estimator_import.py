@@ -1,13 +1,11 @@
 """Trained scikit-learn trees and tree ensembles from files: skops (safe) or pickle (trusted only).
 
-:func:`load_estimator` reads a ``DecisionTreeClassifier``, ``RandomForestClassifier``,
-``ExtraTreesClassifier`` or ``GradientBoostingClassifier`` saved with skops (``.skops``): the
-types skops does not trust by default (:func:`skops.io.get_untrusted_types`) are accepted only
-when each is a class of scikit-learn's tree, ensemble or loss packages or of numpy
-(:func:`expected_type`);
-anything else (functions included) is refused, naming the types, and nothing is loaded.  A
-pickle or joblib file (``.pkl``, ``.pickle``, ``.joblib``) is loaded only with
-``trust_pickle=True``: unpickling runs whatever code the file asks for.
+:func:`load_estimator` reads a fitted estimator saved with skops (recognised by content, a zip
+archive): the types skops does not trust by default (:func:`skops.io.get_untrusted_types`) are
+accepted only when each is a class of scikit-learn's tree, ensemble, loss, pipeline, compose or
+preprocessing packages or of numpy (:func:`expected_type`); anything else (functions included)
+is refused, naming the types, and nothing is loaded.  A pickle or joblib file is loaded only
+with ``trust_pickle=True``: unpickling runs whatever code the file asks for.
 
 :func:`import_sklearn_tree` turns a tree into the project's
 :class:`~xpg.models.tree.DecisionTree`, :func:`import_sklearn_model` any of the four into the
@@ -43,10 +41,16 @@ from xpg.core.json_body import feature_from_dict
 from xpg.errors import InvalidDataError, InvalidModelError, MissingExtraError, ParseError
 from xpg.learn.feature_types import infer_feature
 
-SKOPS_SUFFIXES: tuple[str, ...] = (".skops",)
-PICKLE_SUFFIXES: tuple[str, ...] = (".pkl", ".pickle", ".joblib")
 #: the modules whose classes a skops file of a decision tree or tree ensemble may ask to trust
-EXPECTED_MODULES: tuple[str, ...] = ("sklearn.tree", "sklearn.ensemble", "sklearn._loss", "numpy")
+EXPECTED_MODULES: tuple[str, ...] = (
+    "sklearn.tree",
+    "sklearn.ensemble",
+    "sklearn._loss",
+    "sklearn.pipeline",
+    "sklearn.compose",
+    "sklearn.preprocessing",
+    "numpy",
+)
 #: the scikit-learn classifiers ``xpg import`` reads, by module
 ESTIMATOR_CLASSES: tuple[tuple[str, str], ...] = (
     ("sklearn.tree", "DecisionTreeClassifier"),
@@ -56,27 +60,32 @@ ESTIMATOR_CLASSES: tuple[tuple[str, str], ...] = (
 )
 
 
-def load_estimator(path: str | os.PathLike[str], *, trust_pickle: bool = False) -> Any:
-    """The fitted classifier (a tree or tree ensemble, see :data:`ESTIMATOR_CLASSES`) saved in
-    ``path`` (skops, or pickle/joblib when ``trust_pickle``).
+def load_estimator(
+    path: str | os.PathLike[str], *, trust_pickle: bool = False, any_supported: bool = False
+) -> Any:
+    """The fitted classifier saved in ``path``: a skops file, or a pickle/joblib file when
+    ``trust_pickle`` (recognised by content: a zip archive or a pickle stream).  Without
+    ``any_supported`` it must be one of :data:`ESTIMATOR_CLASSES`; with it, any object, which
+    :func:`xpg.learn.importing.import_model` then recognises or refuses.
 
     Raises
     ------
     InvalidModelError
-        No such file, an unknown file type, a pickle without ``trust_pickle``, a skops file
-        asking to trust anything but scikit-learn tree, ensemble, loss or numpy classes, an
-        unreadable file, or an object that is not a fitted single-output classifier of
-        :data:`ESTIMATOR_CLASSES`.
+        No such file, neither skops nor pickle, a pickle without ``trust_pickle``, a skops file
+        asking to trust anything but classes of :data:`EXPECTED_MODULES`, an unreadable file,
+        or (without ``any_supported``) an object that is not a fitted single-output
+        classifier of :data:`ESTIMATOR_CLASSES`.
     MissingExtraError
         A skops file without skops installed.
     """
     source = Path(path)
-    name = source.name.lower()
     if not source.is_file():
         raise InvalidModelError(f"{source}: no such estimator file")
-    if name.endswith(SKOPS_SUFFIXES):
+    with open(source, "rb") as f:
+        head = f.read(4)
+    if head == b"PK\x03\x04":
         estimator = _load_skops(source)
-    elif name.endswith(PICKLE_SUFFIXES):
+    elif head[:1] == b"\x80":
         if not trust_pickle:
             raise InvalidModelError(
                 f"{source}: refusing to unpickle: loading a pickle runs any code its author "
@@ -85,9 +94,11 @@ def load_estimator(path: str | os.PathLike[str], *, trust_pickle: bool = False) 
             )
         estimator = _load_pickle(source)
     else:
-        endings = ", ".join(SKOPS_SUFFIXES + PICKLE_SUFFIXES)
-        raise InvalidModelError(f"{source}: unknown estimator file type (expected {endings})")
-    return check_estimator(estimator, str(source))
+        raise InvalidModelError(
+            f"{source}: unknown estimator file (expected a skops file, or a pickle/joblib "
+            "file with --trust-pickle)"
+        )
+    return estimator if any_supported else check_estimator(estimator, str(source))
 
 
 def _load_skops(source: Path) -> Any:
@@ -115,7 +126,8 @@ def _load_skops(source: Path) -> Any:
 
 def expected_type(name: str) -> bool:
     """True when ``name`` (``module.Class``, as skops lists it) is a class of scikit-learn's
-    tree, ensemble or loss packages or of numpy: functions and other packages' types are not.
+    tree, ensemble, loss, pipeline, compose or preprocessing packages or of numpy: functions
+    and other packages' types are not.
 
     >>> expected_type("sklearn.tree._tree.Tree"), expected_type("numpy.float64")
     (True, True)
@@ -173,13 +185,24 @@ def features_from_table(estimator: Any, table: Any, target: str | None = None) -
     :func:`xpg.io.tables.read_table` reads).
 
     Columns are matched by ``feature_names_in_`` when the estimator has it, otherwise they are
-    the table's columns in order, less ``target``.
+    the table's columns in order, less ``target`` (:func:`table_features`).
+    """
+    names_in = getattr(estimator, "feature_names_in_", None)
+    names = None if names_in is None else [str(c) for c in names_in]
+    return table_features(names, int(estimator.n_features_in_), table, target)
+
+
+def table_features(
+    names: Sequence[str] | None, n: int, table: Any, target: str | None = None
+) -> list[Feature]:
+    """``n`` features typed from the columns of ``table`` (a ``DataFrame`` or a file): the
+    columns ``names``, or without names the table's columns in order, less ``target``.
 
     Raises
     ------
     InvalidModelError
-        A column the estimator needs is absent, the number of columns is wrong, or a column
-        holds strings (a tree's inputs are numbers).
+        A named column is absent, the number of columns is wrong, or a column holds strings
+        (a tree model's inputs are numbers).
     """
     if isinstance(table, (str, os.PathLike)):
         from xpg.io.tables import read_table
@@ -188,28 +211,25 @@ def features_from_table(estimator: Any, table: Any, target: str | None = None) -
     columns = {str(c): table[c] for c in table.columns}
     if target is not None and target not in columns:
         raise InvalidDataError(f"no target column named {target!r} in the data")
-    names_in = getattr(estimator, "feature_names_in_", None)
-    n = int(estimator.n_features_in_)
-    if names_in is not None:
-        names = [str(c) for c in names_in]
+    if names is not None:
         absent = [c for c in names if c not in columns]
         if absent:
             raise InvalidModelError(
-                f"the estimator was fitted on columns the data lacks: {absent[:10]!r}"
+                f"the model was fitted on columns the data lacks: {absent[:10]!r}"
             )
     else:
         names = [c for c in columns if c != target]
         if len(names) != n:
             hint = "" if target is not None else " (give the target column to leave it out)"
             raise InvalidModelError(
-                f"expected {n} feature columns (the tree's inputs), "
+                f"expected {n} feature columns (the model's inputs), "
                 f"found {len(names)} in the data{hint}"
             )
     features = [infer_feature(c, columns[c]) for c in names]
     text = [f.name for f in features if f.kind == "categorical"]
     if text:
         raise InvalidModelError(
-            f"column(s) {text[:10]!r} hold text, but a scikit-learn estimator reads numbers: "
+            f"column(s) {text[:10]!r} hold text, but the model reads numbers: "
             "declare the features with a feature list instead"
         )
     return features

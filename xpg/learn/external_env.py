@@ -261,3 +261,27 @@ def run_json(env: ExternalEnv, script: Path, request: Any, *, timeout: float | N
             f"{script.name} in the {env.name} environment printed no JSON: "
             f"{proc.stdout.strip()[:200]!r}"
         ) from None
+
+
+#: XReason (Ignatiev et al., AAAI 2022; not on PyPI: its ``src/`` runs from
+#: ``../shared/peers/xreason``), the ``xpg bench xreason`` peer: the recipe of that folder's
+#: README (XGBoost 1.7.5 loads its pickles and needs numpy < 2); the probe imports what its
+#: ``xreason.py`` imports
+XREASON_ENV = ExternalEnv(
+    "xreason",
+    (
+        "xgboost==1.7.5",
+        "numpy<2",
+        "scikit-learn",
+        "pandas",
+        "python-sat",
+        "pysmt",
+        "anytree",
+        "namedlist",
+        "lime",
+        "anchor-exp",
+        "shap<0.45",
+    ),
+    "import xgboost, numpy, sklearn, six, pysat.examples.rc2, pysmt.shortcuts, anytree, "
+    "namedlist, lime, anchor, shap; assert xgboost.__version__ == '1.7.5'",
+)

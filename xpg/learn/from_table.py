@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from xpg.errors import InvalidDataError, InvalidModelError
+from xpg.errors import InvalidDataError, InvalidModelError, MissingExtraError
 from xpg.learn.table_data import CategoricalEncoding, MissingPolicy, TableData, prepare_table
 
 #: the learners of :func:`learn_tree_from_table`
@@ -618,12 +618,41 @@ def learn_risk_score_from_table(
     return Learned(model, report, data, train, test)
 
 
-#: the scikit-learn ensembles ``learn_ensemble_from_table`` trains, by kind
+#: the ensembles ``learn_ensemble_from_table`` trains, by kind: ``module.Class``
 ENSEMBLE_LEARNERS: dict[str, str] = {
-    "forest": "RandomForestClassifier",
-    "extra-trees": "ExtraTreesClassifier",
-    "boosted": "GradientBoostingClassifier",
+    "forest": "sklearn.ensemble.RandomForestClassifier",
+    "extra-trees": "sklearn.ensemble.ExtraTreesClassifier",
+    "boosted": "sklearn.ensemble.GradientBoostingClassifier",
+    "hist": "sklearn.ensemble.HistGradientBoostingClassifier",
+    "xgboost": "xgboost.XGBClassifier",
+    "lightgbm": "lightgbm.LGBMClassifier",
 }
+#: the optional extra that installs each library
+_EXTRAS = {"xgboost": "xgboost", "lightgbm": "lightgbm"}
+
+
+def _ensemble_estimator(
+    kind: str, n_trees: int, max_depth: int | None, seed: int | None, params: dict[str, Any]
+) -> Any:
+    """The unfitted estimator of ``kind`` (:data:`ENSEMBLE_LEARNERS`), single-threaded so that
+    a seed gives the same model everywhere."""
+    import importlib
+
+    module, _, name = ENSEMBLE_LEARNERS[kind].rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except ImportError:
+        raise MissingExtraError(
+            f"--library {kind} needs {module}: pip install -e '.[{_EXTRAS.get(kind, kind)}]' "
+            "from the clone"
+        ) from None
+    if kind == "hist":
+        return cls(max_iter=n_trees, max_depth=max_depth, random_state=seed, **params)
+    if kind == "xgboost":
+        params = {"n_jobs": 1, **params}
+    elif kind == "lightgbm":
+        params = {"n_jobs": 1, "verbose": -1, **params}
+    return cls(n_estimators=n_trees, max_depth=max_depth, random_state=seed, **params)
 
 
 def learn_ensemble_from_table(
@@ -649,8 +678,10 @@ def learn_ensemble_from_table(
     ----------
     table : pandas.DataFrame or path
     target : str
-    kind : {"forest", "extra-trees", "boosted"}
-        ``RandomForestClassifier``, ``ExtraTreesClassifier`` or ``GradientBoostingClassifier``.
+    kind : {"forest", "extra-trees", "boosted", "hist", "xgboost", "lightgbm"}
+        ``RandomForestClassifier``, ``ExtraTreesClassifier``, ``GradientBoostingClassifier``,
+        ``HistGradientBoostingClassifier``, XGBoost's ``XGBClassifier`` or LightGBM's
+        ``LGBMClassifier`` (the last two need their extras).
     n_trees, max_depth, seed, **params
         ``n_estimators``, ``max_depth``, ``random_state`` and other parameters of the estimator
         (``learning_rate`` for boosting, say).
@@ -679,9 +710,7 @@ def learn_ensemble_from_table(
     >>> learned.model.predict({"a": 0, "colour": "green"})
     'no'
     """
-    import sklearn.ensemble
-
-    from xpg.models.ensemble_import import ensemble_from_sklearn
+    from xpg.learn.importing import import_model
     from xpg.models.ensemble_tree import feature_number
 
     if kind not in ENSEMBLE_LEARNERS:
@@ -702,15 +731,18 @@ def learn_ensemble_from_table(
                 f"column {f.name!r}: a categorical column of numbers cannot be read by its codes"
             )
     train, test, stratified = split_rows(data.y, test_size, seed)
-    name = ENSEMBLE_LEARNERS[kind]
+    name = ENSEMBLE_LEARNERS[kind].rpartition(".")[2]
+    # XGBoost wants the classes as 0..K-1: it is given their positions in data.classes
+    labels = list(data.classes)
+    y = data.y if kind != "xgboost" else np.array([labels.index(v) for v in data.y.tolist()])
     try:
-        est = getattr(sklearn.ensemble, name)(
-            n_estimators=n_trees, max_depth=max_depth, random_state=seed, **params
-        )
-        est.fit(data.X[train], data.y[train])
+        est = _ensemble_estimator(kind, n_trees, max_depth, seed, params)
+        est.fit(data.X[train].astype(np.float64), y[train])
     except (TypeError, ValueError) as err:
         raise InvalidModelError(f"{name}: {err}") from None
-    model = ensemble_from_sklearn(est, data.features)
+    model = import_model(est, data.features)
+    if kind == "xgboost":  # the same trees, with the table's class labels
+        model = type(model).from_json_body(model.to_json_body(), list(model.features), labels)
     report = _report(
         model.json_type,
         model,

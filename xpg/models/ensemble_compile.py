@@ -237,7 +237,9 @@ def _tree_mdd(
     """The ordered MDD of one tree, its terminals the tree's leaves (labels into ``leaf_of``).
 
     A node is the set of leaves consistent with the cells chosen at the levels above (what
-    the tree still computes depends on nothing else), a bit mask over the leaves."""
+    the tree still computes depends on nothing else), a bit mask over the leaves.  A leaf no
+    cell reaches (a split whose side holds no value of the domain on its path, e.g. two cuts
+    between the same two integers) is left out."""
     leaves = tree.leaves.tolist()
     labels = []
     for leaf in leaves:
@@ -246,12 +248,14 @@ def _tree_mdd(
     # per level, per cell: the mask of the leaves whose path admits the cell
     admits = [[0] * len(c) for c in levels.cells]
     tested: list[set[int]] = [set() for _ in leaves]
+    reached = 0  # the mask of the leaves some cell reaches
     stack: list[tuple[int, dict[int, frozenset[int]]]] = [(0, {})]
     k_of = {leaf: k for k, leaf in enumerate(leaves)}
     while stack:
         node, term = stack.pop()
         if tree.left[node] < 0:
             k = k_of[node]
+            reached |= 1 << k
             for lv, cells in term.items():
                 for cell in cells:
                     admits[lv][cell] |= 1 << k
@@ -265,10 +269,9 @@ def _tree_mdd(
             if cells:
                 stack.append((kid, {**term, lv: cells}))
     used = sorted({lv for s in tested for lv in s})
-    everything_mask = (1 << len(leaves)) - 1
     testing = {lv: sum(1 << k for k, s in enumerate(tested) if lv in s) for lv in used}
-    for lv in used:  # a leaf that does not test a level admits all its cells
-        free = everything_mask & ~testing[lv]
+    for lv in used:  # a reached leaf that does not test a level admits all its cells
+        free = reached & ~testing[lv]
         admits[lv] = [m | free for m in admits[lv]]
     memo: dict[tuple[int, int], int] = {}
 
@@ -286,7 +289,7 @@ def _tree_mdd(
         memo[(i, mask)] = node = single.node(lv, kids)
         return node
 
-    return build(0, everything_mask)
+    return build(0, reached)
 
 
 def _score_bounds(

@@ -38,6 +38,9 @@ class EnsembleTree(NamedTuple):
         Children; -1 at a leaf.
     value : ndarray of float64, shape (n_nodes, n_scores)
         At a leaf, what the tree adds to the score vector (before ``scale``); zero at a split.
+    missing_left : ndarray of bool, shape (n_nodes,), or None
+        Where a missing value (NaN) goes: left at split ``n`` iff ``missing_left[n]``; None
+        when the tree has no missing-value routing (NaN then fails ``<=`` and goes right).
     """
 
     feature: np.ndarray
@@ -45,6 +48,7 @@ class EnsembleTree(NamedTuple):
     left: np.ndarray
     right: np.ndarray
     value: np.ndarray
+    missing_left: np.ndarray | None = None
 
     @property
     def leaves(self) -> np.ndarray:

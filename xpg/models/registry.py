@@ -9,7 +9,7 @@ compiling, verifying) calls the model's own methods.  A kind defined elsewhere i
 Examples
 --------
 >>> print(*sorted(model_kinds()))
-boosted-trees decision-graph decision-list decision-tree forest obdd omdd risk-score
+boosted-trees decision-graph decision-list decision-tree forest gbdt obdd omdd risk-score
 >>> model_kind("obdd").__name__            # obdd documents are read as boolean OMDDs
 'OMDD'
 """
@@ -22,6 +22,7 @@ from xpg.core.graph import DecisionGraph
 from xpg.errors import InvalidModelError
 from xpg.models.decision_list import DecisionList
 from xpg.models.ensemble import BoostedTrees, Forest
+from xpg.models.gbdt import GBDT
 from xpg.models.omdd import OMDD
 from xpg.models.protocol import Model
 from xpg.models.risk_score import RiskScore
@@ -102,5 +103,6 @@ register_model_kind(OMDD)
 register_model_kind(RiskScore)
 register_model_kind(Forest)
 register_model_kind(BoostedTrees)
+register_model_kind(GBDT)
 
 __all__ = ["model_kind", "model_kinds", "register_model_kind", "unregister_model_kind"]

@@ -4,9 +4,11 @@ With some features fixed to the instance's cells: an upper bound on each score d
 that lets every tree choose its best leaf independently among those the fixed features allow
 (:meth:`LeafSearch.bounds`, and the fixed features its proof needs,
 :meth:`LeafSearch.bound_core`); a greedy search from the instance, one free feature at a time
-(:meth:`LeafSearch.greedy`); and a branch and bound over the trees' leaves with a budget
-(:meth:`LeafSearch.pair_branch_and_bound`).  Every input returned is one the model's own
-floats classify otherwise.
+(:meth:`LeafSearch.greedy`); and a branch and bound with a budget
+(:meth:`LeafSearch.pair_branch_and_bound`) that cuts the box of cells in two where the trees'
+best leaves disagree, branches on one tree's leaves only on near-ties, and, asked the same
+question again, goes on where it stopped.  Every input
+returned is one the model's own floats classify otherwise.
 
 Examples
 --------
@@ -32,12 +34,15 @@ the trees' leaves).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, cast
 
 import numpy as np
 
 from xpg.explain.ensemble.vote import Vote, VotePair
+
+#: undecided searches kept to go on with (:meth:`LeafSearch.pair_branch_and_bound`)
+PAUSED = 8
 
 
 def _no_deadline() -> None:
@@ -62,6 +67,8 @@ class LeafSearch:
             dis[:, i] = table.excludes(i, cell)
         #: per leaf and feature: does the leaf's box exclude the instance's cell?
         self.dis = dis
+        self._ranks: dict[int, dict[str, Any]] = {}
+        self._paused: dict[tuple[bytes, int], Generator[Any, Any, None]] = {}
 
     # -- the independent-tree bound --------------------------------------------------------------
     def bound(self, pair: VotePair, reach: np.ndarray) -> float:
@@ -110,6 +117,27 @@ class LeafSearch:
                 return decided, found
         return True, None
 
+    def _ranked(self, q: int) -> dict[str, Any]:
+        """Pair ``q``'s leaves re-ordered, each tree's heaviest first (built once per pair):
+        a node's leaves then keep that order, so each tree's first one is its best."""
+        ranked = self._ranks.get(q)
+        if ranked is None:
+            table = self.table
+            u = self.vote.pairs[q].u
+            perm = np.lexsort((-u, table.tree))  # stable: ties keep the table's order
+            lo, hi = table.lo[perm], table.hi[perm]
+            ranked = self._ranks[q] = {
+                "perm": perm,
+                "u": u[perm],
+                "lo": lo,
+                "hi": hi,
+                "lo_t": np.ascontiguousarray(lo.T),
+                "hi_t": np.ascontiguousarray(hi.T),
+                "sets": {i: m[perm] for i, m in table.sets.items()},
+                "dis": self.dis[perm],
+            }
+        return ranked
+
     def pair_branch_and_bound(
         self,
         fixed: np.ndarray,
@@ -117,57 +145,81 @@ class LeafSearch:
         budget: int,
         check_deadline: Callable[[], Any] = _no_deadline,
     ) -> tuple[bool, np.ndarray | None]:
-        """Depth-first branch and bound over the trees' leaves: can pair ``q``'s class beat
-        the prediction?  (decided, witness).
+        """Depth-first branch and bound over boxes of cells: can pair ``q``'s class beat the
+        prediction?  (decided, witness).
 
         A node is a box of cells and the leaves that meet it; its bound lets each tree take
-        its best such leaf.  A node whose bound cannot beat the prediction is dropped; one
-        where every tree's leaves meeting the box weigh alike has the bound as its exact
-        value, and a point of the box is evaluated with the model; otherwise the node
-        branches on the tree whose leaves differ most per leaf (their spread over their
-        number: a large gain in the bound for few children), one child per leaf, heaviest
-        first, the box cut down to that leaf's; a child whose leaf, with the other trees'
-        bounds, cannot beat the prediction is not made (nor are its lighter siblings).
-        Fixing whole leaves, not halves of one feature's range, keeps the features
-        consistent across trees, as in the searches of Chen et al. and Devos et al.
-        ``decided`` is False when more than ``budget`` nodes were needed (the solver then
-        decides).  ``check_deadline`` is called every 64 nodes (it raises to stop).
+        its best such leaf.  A node whose bound cannot beat the prediction is dropped.
+        Otherwise, when the trees' best leaves disagree on a feature (no cell of it in all
+        their boxes), the box is cut in two at a cell between them, on the feature whose cut
+        leaves out most of them, the child of larger bound searched first: one cut narrows
+        every tree at once.  When they agree, their boxes share a point (on ordered cells,
+        intervals that meet pairwise share one), which scores the bound and is evaluated
+        with the model; if the model's floats keep the prediction there (a near-tie), the
+        node branches on one tree's leaves instead (:meth:`_leaf_children`), which ends in
+        boxes of one leaf per tree.  ``decided`` is False when more than ``budget`` nodes
+        were needed (the solver then decides): the search is then kept (the latest
+        :data:`PAUSED` ones), and asked again about the same ``fixed`` features and pair, it
+        goes on where it stopped with ``budget`` more nodes.  ``check_deadline`` is called
+        every 64 nodes (it raises to stop).
         """
-        vote, table = self.vote, self.table
+        mask = np.asarray(fixed, dtype=bool)
+        key = (mask.tobytes(), q)
+        run = self._paused.pop(key, None)
+        if run is None:
+            run = self._box_search(mask, q)
+            next(run)
+        decided, found = run.send((budget, check_deadline))
+        if not decided:
+            self._paused[key] = run
+            while len(self._paused) > PAUSED:
+                self._paused.pop(next(iter(self._paused))).close()
+        return decided, found
+
+    def _box_search(
+        self, fixed: np.ndarray, q: int
+    ) -> Generator[tuple[bool, np.ndarray | None], tuple[int, Callable[[], Any]], None]:
+        """:meth:`pair_branch_and_bound` as a generator: sent (more nodes, deadline check),
+        it yields (decided, witness), and after (False, None) may be sent more."""
+        vote = self.vote
         pair = vote.pairs[q]
         may_beat = vote.may_beat
+        rank = self._ranked(q)
+        u, box_lo, box_hi, lo_t, hi_t = (rank[k] for k in ("u", "lo", "hi", "lo_t", "hi_t"))
+        box_sets: dict[int, np.ndarray] = rank["sets"]
         inst = np.asarray(self.space.instance_cell, dtype=np.int64)
         k = np.asarray(self.space.n_cells, dtype=np.int64)
-        box_lo, box_hi, box_sets = table.lo, table.hi, table.sets
+        first_leaf, const = self.table.starts, float(pair.const)
+        ordered = np.asarray(self.space.ordered, dtype=bool)
+
+        def scored(node: tuple[Any, ...]) -> tuple[float, tuple[Any, ...]]:
+            idx = node[0]
+            # every tree keeps a leaf meeting the box, its best one first
+            starts = np.searchsorted(idx, first_leaf)
+            best = idx[starts]
+            top = u[best]
+            return float(top.sum()) + const, (*node[:4], (best, starts, top))
+
+        def cut(node: tuple[Any, ...], i: int, lo_cells: Any) -> tuple[Any, ...]:
+            """``node`` with feature ``i`` cut to ``[lo_cells)`` (ordered: a pair lo, hi)
+            or to the cells of a group's mask."""
+            idx, lo, hi, sets = node[:4]
+            if i in sets:
+                nsets = {**sets, i: lo_cells}
+                return idx[(box_sets[i][idx] & lo_cells).any(axis=1)], lo, hi, nsets
+            a, b = lo_cells
+            nlo, nhi = lo.copy(), hi.copy()
+            nlo[i], nhi[i] = a, b
+            keep = (lo_t[i][idx] < b) & (hi_t[i][idx] > a)
+            return idx[keep], nlo, nhi, sets
+
         root = (
-            np.flatnonzero(~self.dis[:, fixed].any(axis=1)),
+            np.flatnonzero(~rank["dis"][:, fixed].any(axis=1)),
             np.where(fixed, inst, 0),
             np.where(fixed, inst + 1, k),
             {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
         )
-
-        def children(
-            node: tuple[Any, ...], seg: np.ndarray, rest: float
-        ) -> Iterator[tuple[Any, ...]]:
-            idx, lo, hi, sets = node
-            for leaf in seg[np.argsort(-pair.u[seg], kind="stable")].tolist():
-                # the other trees' bound, with this leaf: an upper bound on the child's
-                # (lighter leaves follow, so none of them can do better)
-                if not may_beat(rest + float(pair.u[leaf]), pair):
-                    return
-                nlo, nhi = np.maximum(lo, box_lo[leaf]), np.minimum(hi, box_hi[leaf])
-                # a leaf meets the smaller box when it meets the old one and, on each
-                # ordered feature, the branching leaf's box: three intervals that meet
-                # pairwise share a point (cell sets need the new set itself)
-                sub = idx[table.meets(leaf)[idx]]
-                nsets = {}
-                for i, cur in sets.items():
-                    nsets[i] = cur & box_sets[i][leaf]
-                    if not np.array_equal(nsets[i], cur):
-                        sub = sub[(box_sets[i][sub] & nsets[i]).any(axis=1)]
-                yield sub, nlo, nhi, nsets
-
-        first_leaf, const = table.starts, float(pair.const)
+        budget, check_deadline = yield False, None
         nodes = 0
         stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
         while stack:
@@ -177,32 +229,106 @@ class LeafSearch:
                 continue
             nodes += 1
             if nodes > budget:
-                return False, None
+                more, check_deadline = yield False, None
+                budget = nodes - 1 + more
             if nodes % 64 == 0:
                 check_deadline()
-            idx, lo, hi, sets = node
-            u = pair.u[idx]
-            # every tree keeps a leaf meeting the box: its first one in idx starts its segment
-            starts = np.searchsorted(idx, first_leaf)
-            top = np.maximum.reduceat(u, starts)
-            bound = float(top.sum()) + const
+            if len(node) == 5:
+                bound = float(node[4][2].sum()) + const
+            else:
+                bound, node = scored(node)
             if not may_beat(bound, pair):
                 continue
-            ends = np.empty_like(starts)
-            ends[:-1], ends[-1] = starts[1:], len(idx)
-            spread = top - np.minimum.reduceat(u, starts)
-            j = int(np.argmax(np.where(spread > 0, spread / (ends - starts), -1.0)))
-            if spread[j] <= 0:  # every point of the box scores the bound
-                cells = lo.copy()
-                for i, cur in sets.items():
-                    cells[i] = int(np.argmax(cur))
-                if vote.others(cells[None, :])[0]:
-                    return True, cells
-                j = int(np.argmax(ends - starts))
-                if ends[j] - starts[j] == 1:
-                    continue  # one leaf per tree: the model's floats decided the whole box
-            stack.append(children(node, idx[starts[j] : ends[j]], bound - float(top[j])))
-        return True, None
+            idx, lo, hi, sets, (best, starts, top) = node
+            best_lo, best_hi = box_lo[best], box_hi[best]
+            low = np.maximum(best_lo.max(axis=0), lo)
+            high = np.minimum(best_hi.min(axis=0), hi)
+            split = self._split(best, (best_lo, best_hi), low, high, ordered, (lo, hi, sets), rank)
+            if split is not None:
+                i, parts = split
+                kids = [scored(cut(node, i, part)) for part in parts]
+                kids = [kid for kid in kids if may_beat(kid[0], pair)]
+                kids.sort(key=lambda kid: -kid[0])
+                stack.append(iter([kid[1] for kid in kids]))
+                continue
+            cells = low.copy()
+            for i, cur in sets.items():
+                cells[i] = int(np.argmax(cur & box_sets[i][best].all(axis=0)))
+            if vote.others(cells[None, :])[0]:
+                yield True, cells
+                return
+            counts = np.diff(starts, append=len(idx))
+            j = int(np.argmax(counts))
+            if counts[j] == 1:
+                continue  # one leaf per tree: the model's floats decided the whole box
+            seg = idx[starts[j] : starts[j] + counts[j]]
+            stack.append(self._leaf_children(pair, node, seg, bound - float(top[j]), rank))
+        yield True, None
+
+    def _split(
+        self,
+        best: np.ndarray,
+        best_box: tuple[np.ndarray, np.ndarray],
+        low: np.ndarray,
+        high: np.ndarray,
+        ordered: np.ndarray,
+        box: tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]],
+        rank: dict[str, Any],
+    ) -> tuple[int, list[Any]] | None:
+        """Where the best leaves ``best`` (rows of ``rank``, :meth:`_ranked`; their
+        ``best_box``, lo and hi) disagree (``low``/``high``: the ordered features' common
+        range, empty where they disagree):
+        a feature and the two parts of the node's ``box`` (lo, hi, sets) to search (ordered:
+        two ranges cut at a cell between them, on the feature whose cut leaves most of them
+        out on either side; a group: a best leaf's cells and the rest), or None when they
+        agree."""
+        lo, hi, sets = box
+        clash = np.flatnonzero((low >= high) & ordered)
+        if len(clash):
+            a, b = high[clash], low[clash]
+            r = (a + b + 1) // 2
+            out = (best_box[1][:, clash] <= r).sum(axis=0)
+            out += (best_box[0][:, clash] >= r).sum(axis=0)
+            j = int(np.argmax(out))
+            i, at = int(clash[j]), int(r[j])
+            # lo[i] < high[i] <= at <= low[i] < hi[i]: both parts hold cells
+            return i, [(int(lo[i]), at), (at, int(hi[i]))]
+        for i, cur in sets.items():
+            inside = rank["sets"][i][best] & cur
+            if not inside.all(axis=0).any():
+                narrow = inside[np.flatnonzero((inside != cur).any(axis=1))[0]]
+                return i, [narrow, cur & ~narrow]
+        return None
+
+    def _leaf_children(
+        self,
+        pair: VotePair,
+        node: tuple[Any, ...],
+        seg: np.ndarray,
+        rest: float,
+        rank: dict[str, Any],
+    ) -> Iterator[tuple[Any, ...]]:
+        """The children of ``node`` that fix one tree's leaf among ``seg`` (rows of
+        ``rank``, heaviest first), the box cut down to that leaf's; a child whose leaf,
+        with the other trees' bounds (``rest``), cannot beat the prediction is not made, nor
+        are its lighter siblings."""
+        perm, u, box_lo, box_hi = rank["perm"], rank["u"], rank["lo"], rank["hi"]
+        box_sets: dict[int, np.ndarray] = rank["sets"]
+        idx, lo, hi, sets = node[:4]
+        for row in seg.tolist():
+            if not self.vote.may_beat(rest + float(u[row]), pair):
+                return
+            nlo, nhi = np.maximum(lo, box_lo[row]), np.minimum(hi, box_hi[row])
+            # a leaf meets the smaller box when it meets the old one and, on each ordered
+            # feature, the branching leaf's box: three intervals that meet pairwise share a
+            # point (cell sets need the new set itself)
+            sub = idx[self.table.meets(int(perm[row]))[perm[idx]]]
+            nsets = {}
+            for i, cur in sets.items():
+                nsets[i] = cur & box_sets[i][row]
+                if not np.array_equal(nsets[i], cur):
+                    sub = sub[(box_sets[i][sub] & nsets[i]).any(axis=1)]
+            yield sub, nlo, nhi, nsets
 
     # -- the greedy search -----------------------------------------------------------------------
     def greedy(self, free: np.ndarray, passes: int = 2) -> np.ndarray | None:

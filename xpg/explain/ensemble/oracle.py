@@ -38,8 +38,8 @@ score difference that lets every tree choose its best leaf independently among t
 fixed features allow rules out each class whose bound is negative; a greedy search from the
 instance, one free feature at a time (all its cells scored at once from the leaf table),
 often finds an input of another class; then each class
-still open, likeliest first, goes to a branch and bound over the trees' leaves with a budget
-(each branch fixes one tree's leaf and cuts the box of cells down to it), and only when that
+still open, likeliest first, goes to a branch and bound with a budget (each branch cuts the
+box of cells in two on a feature where the trees' best leaves disagree), and only when that
 does not decide, to the solver.  An AXp by deletion asks without the solver first and comes
 back to the questions left open at the end (``check(..., solver=False)``).  A "no other
 class" answer records the fixed features its proofs used
@@ -271,7 +271,8 @@ class EnsembleOracle(SolverOwner, CellOracle):
         When the branch and bound does not decide within its budget, it and the solver take
         turns, each about as long as the other's last turn, the budget four times larger
         each round: either can be far faster than the other on a given question (the
-        solver keeps what it learned from one turn to the next)."""
+        solver keeps what it learned from one turn to the next, and the branch and bound
+        goes on where it stopped)."""
         fixed = np.flatnonzero(mask).tolist()
         core: set[int] = set()
         for q in open_pairs:

@@ -45,6 +45,7 @@ Efficiently Explaining Graph-Based Classifiers. KR 2021, remark on binarization.
 from __future__ import annotations
 
 import bisect
+import math
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -54,8 +55,9 @@ import portion as P
 
 from xpg.core.feature_space import FeatureGroup, FeatureSpace, representative
 from xpg.core.features import Feature, ValueSet, _bound
+from xpg.core.graph import DecisionGraph
 from xpg.core.instances import instance_dict
-from xpg.errors import InvalidModelError
+from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
 from xpg.models.ensemble import TreeEnsemble
 from xpg.models.ensemble_tree import feature_number
 
@@ -307,7 +309,8 @@ class CellSpace:
     Raises
     ------
     InvalidInstanceError
-        For a missing, unknown or out-of-domain value of the instance.
+        For a missing, unknown or out-of-domain value of the instance, or a NaN (a missing
+        value the model may route, but outside every declared domain).
     InvalidModelError
         When the groups do not cover the model's features exactly.
     """
@@ -324,14 +327,31 @@ class CellSpace:
         self.n_cells, self.ordered = layout.n_cells, layout.ordered
         self.representatives, self.cell_columns = layout.representatives, layout.cell_columns
         self.splits = layout.splits
-        self.instance = instance_dict(self.features, instance)
+        _refuse_missing(self.names, instance)
+        checker: Any = layout.cache.get("instance-check")  # instance_dict's, made once
+        if checker is None:
+            try:
+                checker = layout.cache["instance-check"] = DecisionGraph(self.features)
+            except InvalidGraphError:
+                checker = layout.cache["instance-check"] = False
+        if checker is not False:
+            self.instance = dict(zip(self.names, checker.instance_values(instance), strict=True))
+        else:
+            self.instance = instance_dict(self.features, instance)
         self.instance_cell = [layout.cell_of(i, self.instance[n]) for i, n in enumerate(self.names)]
-        base = np.empty(len(layout.columns), dtype=object)
-        for j in range(len(layout.columns)):
-            i, pos = layout.owner[j]
-            value = self.instance[self.names[i]]
-            base[j] = value if pos < 0 else self.cell_columns[i][self.instance_cell[i]][j]
-        self._base_row = base
+        self._base: np.ndarray | None = None  # the instance's row, made on first need
+
+    @property
+    def _base_row(self) -> np.ndarray:
+        if self._base is None:
+            layout = self.layout
+            base = np.empty(len(layout.columns), dtype=object)
+            for j in range(len(layout.columns)):
+                i, pos = layout.owner[j]
+                value = self.instance[self.names[i]]
+                base[j] = value if pos < 0 else self.cell_columns[i][self.instance_cell[i]][j]
+            self._base = base
+        return self._base
 
     def goes_left(self, i: int, left: int | frozenset[int], cell: int) -> bool:
         """Does ``cell`` of feature ``i`` go left at a split sending ``left`` left?"""
@@ -361,6 +381,25 @@ class CellSpace:
             same = int(c) == self.instance_cell[i]
             out[name] = self.instance[name] if same else self.representatives[i][int(c)]
         return out
+
+
+def _refuse_missing(names: Sequence[str], instance: Any) -> None:
+    """Raise :class:`InvalidInstanceError` naming the first feature whose value is a NaN."""
+    if isinstance(instance, Mapping):
+        pairs = list(instance.items())
+    elif isinstance(instance, str):
+        return
+    else:
+        try:
+            pairs = list(zip(names, instance))
+        except TypeError:
+            return
+    for name, v in pairs:
+        if isinstance(v, (float, np.floating)) and math.isnan(v):
+            raise InvalidInstanceError(
+                f"feature {name!r}: expected a value of its domain, found NaN (a missing "
+                f"value): explanations range over the declared domains, which have no NaN"
+            )
 
 
 __all__ = ["CellLayout", "CellSpace", "cell_layout"]

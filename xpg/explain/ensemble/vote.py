@@ -4,14 +4,18 @@ For each class ``c`` the prediction ``p`` must lose to, a :class:`VotePair` stat
 beats ``p``": the difference of their scores, a sum over the trees of the leaf reached's
 contribution plus a constant, is ``>= 0`` (``c`` before ``p``: argmax takes the first
 largest) or ``> 0`` (``c`` after ``p``); for binary boosting, the score is ``>= 0``
-(``p = 0``) or ``< 0`` (``p = 1``).  A forest's division by the number of trees is left out
-(it keeps the order of the scores).
+(``p = 0``) or ``< 0`` (``p = 1``), and for a threshold decision (:class:`~xpg.models.gbdt.GBDT`)
+the score minus the cut is ``> 0`` or ``>= 0`` as the model's ``strict`` says.  A forest's
+(or an average's) division by the number of trees is left out (it keeps the order of the
+scores; the cut is multiplied instead).
 
-The model adds floats as scikit-learn does.  When every contribution is a dyadic rational of
-small denominator and the sums stay far below 2**52, the float sums are exact and the
-constraint is the model's function (:attr:`Vote.exact`); otherwise it is relaxed by a bound
-``eps`` on the rounding, an over-approximation that the model's own floats
-(:meth:`Vote.others`) then check.
+The model adds floats as its library does.  When every contribution is a dyadic rational of
+small denominator and the sums stay far below the model's
+:attr:`~xpg.models.ensemble.TreeEnsemble.exact_sum_limit`, the float sums are exact and, when
+the model's decision adds no rounding of its own, the constraint is the model's function
+(:attr:`Vote.exact`); otherwise it is relaxed by the model's bound ``eps`` on the rounding
+(:meth:`~xpg.models.ensemble.TreeEnsemble.vote_rounding`), an over-approximation that the
+model's own floats (:meth:`Vote.others`) then check.
 
 Examples
 --------
@@ -37,7 +41,7 @@ from fractions import Fraction
 import numpy as np
 
 from xpg.explain.ensemble.leaf_table import LeafTable, leaf_table
-from xpg.explain.ensemble.space import CellSpace
+from xpg.explain.ensemble.space import CellLayout, CellSpace
 from xpg.models.ensemble import TreeEnsemble
 
 #: the largest integer weight of the ``"pb"`` backend's rounded mode, about
@@ -89,46 +93,15 @@ class Vote:
 
     def __init__(self, space: CellSpace, prediction: int) -> None:
         self.space, self.model, self.prediction = space, space.model, prediction
-        self.table = table = leaf_table(space.layout)
-        model = self.model
-        contrib, base = _contributions(model)
-        cache = space.layout.cache
-        if "weights" not in cache:  # once per model: every leaf's contribution, exactness
-            cache["weights"] = _leaf_weights(table, contrib, np.asarray(base, dtype=float))
-        per_leaf, self.magnitude, self.exact_bits = cache["weights"]
-        self.per_leaf, self.base = per_leaf, np.asarray(base, dtype=float)
-        p = prediction
-        sign_rule = model.decision == "sign"
-        specs: list[tuple[int, bool, np.ndarray, np.ndarray]] = []  # (class, strict, +col, -col)
-        if sign_rule:
-            sign = 1 if p == 0 else -1  # p = 0 needs score >= 0, p = 1 needs score < 0
-            specs.append((1 - p, p == 1, sign * per_leaf[:, 0], np.asarray([sign * base[0]])))
-        else:
-            for c in range(model.n_scores):
-                if c != p:
-                    diff = per_leaf[:, c] - per_leaf[:, p]
-                    specs.append((c, c > p, diff, np.asarray([base[c] - base[p]])))
-        n = len(model.trees)
-        self.eps = 0.0 if self.exact_bits is not None else (n + 2) ** 2 * 2.0**-50 * self.magnitude
-
-        def exact_of(c: int) -> Callable[[], list[Fraction]]:
-            if sign_rule:
-                sign = 1 if p == 0 else -1
-                return lambda: [
-                    sign * Fraction(float(contrib[t][nd][0])) for t, nd in table.leaves()
-                ]
-            return lambda: [
-                Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
-                for t, nd in table.leaves()
-            ]
-
-        self.pairs: list[VotePair] = []
-        for c, strict, u, const in specs:
-            if sign_rule:
-                k = Fraction(float(const[0]))
-            else:
-                k = Fraction(float(base[c])) - Fraction(float(base[p]))
-            self.pairs.append(VotePair(c, strict, u, exact_of(c), k))
+        part = vote_part(space.layout, prediction)
+        self.table = part.table
+        self.exact_cut, self.cut = part.exact_cut, part.cut
+        self.per_leaf, self.magnitude, self.exact_bits = (
+            part.per_leaf,
+            part.magnitude,
+            part.exact_bits,
+        )
+        self.base, self.eps, self.pairs = part.base, part.eps, part.pairs
 
     @property
     def exact(self) -> bool:
@@ -154,8 +127,8 @@ class Vote:
         """How far each row's best other class is from beating the prediction (larger:
         closer; the decision itself is the model's)."""
         p = self.prediction
-        if self.model.decision == "sign":
-            return scores[:, 0] if p == 0 else -scores[:, 0]
+        if self.model.decision in ("sign", "threshold"):
+            return scores[:, 0] - self.cut if p == 0 else self.cut - scores[:, 0]
         others = np.delete(scores, p, axis=1)
         return others.max(axis=1) - scores[:, p]
 
@@ -181,7 +154,8 @@ class Vote:
         leaf = np.round(self.per_leaf * scale).astype(np.int64)
         base = np.round(self.base * scale).astype(np.int64)
         p = self.prediction
-        if self.model.decision == "sign":
+        if self.model.decision in ("sign", "threshold"):
+            base = np.round((self.base - self.cut) * scale).astype(np.int64)
             sign = 1 if p == 0 else -1
             weights, const = sign * leaf[:, 0], sign * int(base[0])
         else:
@@ -192,6 +166,78 @@ class Vote:
         return weights, -const - math.ceil(slack)
 
 
+class VotePart:
+    """What a :class:`Vote` holds that depends on the model and the prediction only (built
+    once per layout and class by :func:`vote_part`), with the pairs stacked for bounds over
+    every class at once.
+
+    Attributes
+    ----------
+    u : ndarray, shape (n_pairs, n_leaves)
+        Per pair, per leaf, its ``u``.
+    const : ndarray, shape (n_pairs,)
+        Per pair, its constant as a float.
+    strict : ndarray of bool, shape (n_pairs,)
+        Per pair, whether its sum must be ``> 0``.
+    """
+
+    def __init__(self, layout: CellLayout, prediction: int) -> None:
+        self.table = table = leaf_table(layout)
+        model = layout.model
+        contrib, base = _contributions(model)
+        cache = layout.cache
+        sign_rule = model.decision in ("sign", "threshold")
+        #: the cut the undivided score is compared with, and whether class 1 needs ``> cut``
+        self.exact_cut, above = _cut(model)
+        self.cut = float(self.exact_cut)
+        if "weights" not in cache:  # once per model: every leaf's contribution, exactness
+            cache["weights"] = _leaf_weights(
+                table, contrib, np.asarray(base, dtype=float), self.cut, model
+            )
+        per_leaf, self.magnitude, self.exact_bits = cache["weights"]
+        self.per_leaf, self.base = per_leaf, np.asarray(base, dtype=float)
+        p = prediction
+        self.eps = 0.0 if self.exact_bits is not None else model.vote_rounding(self.magnitude)
+
+        def exact_of(c: int) -> Callable[[], list[Fraction]]:
+            if sign_rule:
+                sign = 1 if p == 0 else -1
+                return lambda: [
+                    sign * Fraction(float(contrib[t][nd][0])) for t, nd in table.leaves()
+                ]
+            return lambda: [
+                Fraction(float(contrib[t][nd][c])) - Fraction(float(contrib[t][nd][p]))
+                for t, nd in table.leaves()
+            ]
+
+        self.pairs: list[VotePair] = []
+        if sign_rule:
+            # the other class wins: score > cut (>= unless above) for p = 0, else the opposite
+            sign = 1 if p == 0 else -1
+            strict = above if p == 0 else not above
+            k = sign * (Fraction(float(base[0])) - self.exact_cut)
+            self.pairs.append(VotePair(1 - p, strict, sign * per_leaf[:, 0], exact_of(1 - p), k))
+        else:
+            for c in range(model.n_scores):
+                if c != p:
+                    k = Fraction(float(base[c])) - Fraction(float(base[p]))
+                    u = per_leaf[:, c] - per_leaf[:, p]
+                    self.pairs.append(VotePair(c, c > p, u, exact_of(c), k))
+        self.u = np.stack([pair.u for pair in self.pairs])
+        self.const = np.asarray([float(pair.const) for pair in self.pairs])
+        self.strict = np.asarray([pair.strict for pair in self.pairs], dtype=bool)
+
+
+def vote_part(layout: CellLayout, prediction: int) -> VotePart:
+    """The :class:`VotePart` of ``layout``'s model against class ``prediction``, built on
+    first use and kept in the layout's cache."""
+    key = f"vote-{prediction}"
+    part = layout.cache.get(key)
+    if part is None:
+        part = layout.cache[key] = VotePart(layout, prediction)
+    return part
+
+
 def _contributions(model: TreeEnsemble) -> tuple[list[np.ndarray], np.ndarray]:
     """Per tree, the float each node adds to each score (as the model adds it), and the base
     scores; a forest's division by the number of trees is left out."""
@@ -200,29 +246,49 @@ def _contributions(model: TreeEnsemble) -> tuple[list[np.ndarray], np.ndarray]:
     return [model.scale * t.value for t in model.trees], np.asarray(model.base)
 
 
+def _cut(model: TreeEnsemble) -> tuple[Fraction, bool]:
+    """The number a one-score model compares its undivided score with, and whether class 1
+    needs the score above it (``>``) rather than at least it: 0 and ``>=`` for the sign rule,
+    the model's ``cut`` (times its trees per score when it averages) for a threshold."""
+    if model.decision != "threshold":
+        return Fraction(0), False
+    count = getattr(model, "trees_per_score", 1) if getattr(model, "average", False) else 1
+    return Fraction(getattr(model, "cut", 0.0)) * count, bool(getattr(model, "strict", True))
+
+
 def _leaf_weights(
-    table: LeafTable, contrib: list[np.ndarray], base: np.ndarray
+    table: LeafTable,
+    contrib: list[np.ndarray],
+    base: np.ndarray,
+    cut: float,
+    model: TreeEnsemble,
 ) -> tuple[np.ndarray, float, int | None]:
     """Every leaf's contributions (a row per leaf of the leaf table), the largest possible
-    score and, when the float sums are exact (every number a small dyadic rational), the
-    bits that make every number an integer (:func:`_dyadic_bits`), else None."""
+    score and, when the model's float sums and decision are exact (every number a small
+    dyadic rational, :func:`_dyadic_bits`), the bits that make every number an integer,
+    else None."""
     per_leaf = np.stack([contrib[t][n] for t, n in table.leaves()])
     magnitude = float(np.abs(base).max(initial=0.0))
     for t in range(len(contrib)):
         lo, hi = table.start[t], table.start[t + 1]
         magnitude += float(np.abs(per_leaf[lo:hi]).max(initial=0.0))
-    numbers = np.concatenate([per_leaf.ravel(), base.ravel()])
-    return per_leaf, magnitude, _dyadic_bits(numbers, magnitude)
+    if not model.exact_decision:
+        return per_leaf, magnitude, None
+    numbers = np.concatenate([per_leaf.ravel(), base.ravel(), [cut]])
+    return per_leaf, magnitude, _dyadic_bits(numbers, max(magnitude, abs(cut)), model)
 
 
-def _dyadic_bits(numbers: np.ndarray, magnitude: float, max_bits: int = 30) -> int | None:
+def _dyadic_bits(
+    numbers: np.ndarray, magnitude: float, model: TreeEnsemble, max_bits: int = 30
+) -> int | None:
     """The smallest ``k`` with every number a multiple of ``2**-k`` and every possible sum
-    exact in float64 (``magnitude * 2**k < 2**40``), or None."""
+    exact in the model's floats (``magnitude * 2**k`` below its ``exact_sum_limit``), or
+    None."""
     for k in range(max_bits + 1):
         scaled = numbers * 2.0**k
         if np.all(scaled == np.round(scaled)):
-            return k if magnitude * 2.0**k < 2.0**40 else None
+            return k if magnitude * 2.0**k < model.exact_sum_limit else None
     return None
 
 
-__all__ = ["Vote", "VotePair"]
+__all__ = ["Vote", "VotePair", "VotePart", "vote_part"]
