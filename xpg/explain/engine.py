@@ -395,9 +395,10 @@ def _prepare_ensemble(model: Any, groups: Sequence[Any] | None) -> None:
         layout = cell_layout(model, groups)
     except XpgError:
         return  # bad groups: each decision says so
-    for p in range(len(model.classes)):
-        padded(layout, p)
-    cell_allowed(layout)
+    if model.quick_deletion:  # the tables of QuickOracle
+        for p in range(len(model.classes)):
+            padded(layout, p)
+        cell_allowed(layout)
     # the model's own arrays for classifying cells (one choice of cells: each feature's first)
     cells = np.zeros((1, len(layout.n_cells)), dtype=np.int64)
     model.classes_of_scores(model.scores_of_leaves(layout.leaf_indices(cells)))
