@@ -142,7 +142,11 @@ def test_bad_files_exit_2_with_one_line(
     regression = tmp_path / "reg.json"
     X, y = _data()
     xgb.XGBRegressor(n_estimators=2, n_jobs=1).fit(X, y).save_model(regression)
-    for path, message in ((junk, "not a model file xpg reads"), (cut, ""), (regression, "reg:")):
+    for path, message in (
+        (junk, "not a model file xpg reads"),
+        (cut, "cut.json: "),
+        (regression, "reg:"),
+    ):
         assert main(["import", str(path), "-o", str(tmp_path / "m.json")]) == 2
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and message in err, err

@@ -141,11 +141,12 @@ def _import_file(
         estimator = load_estimator(source, trust_pickle=trust_pickle, any_supported=True)
         return _import_object(estimator, features, features_from, target)
     read = _file_reader(kind)
+    given = source if isinstance(source, bytes) else Path(source)  # a path: errors name it
     if features_from is None:
-        return read(data, features)
+        return read(given, features)
     # first the model's own names and number of inputs, then the table's columns for them
-    names = [f.name for f in read(data, None).features]
-    return read(data, _table_features(names, features_from, target))
+    names = [f.name for f in read(given, None).features]
+    return read(given, _table_features(names, features_from, target))
 
 
 def _file_reader(kind: str) -> Any:
