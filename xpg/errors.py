@@ -164,6 +164,14 @@ class OutputError(XpgError, OSError):
     """An output file could not be written (nothing was left behind)."""
 
 
+# -- raised by xpg.explain.parallel
+
+
+class InfrastructureError(XpgError, RuntimeError):
+    """Workers or a cluster failed, not the rows: the rows in flight were not written (a
+    row's own error is a record; this never is), and ``--resume`` explains them again."""
+
+
 # -- raised by xpg.learn.external_env
 
 

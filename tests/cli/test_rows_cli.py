@@ -257,6 +257,10 @@ def test_categorical_text_columns(capsys: pytest.CaptureFixture[str], tmp_path: 
         ),
         (["--data", "{empty}", "--row", "0"], "{empty} has no rows"),
         (["--data", "{partial}", "--row", "0"], "{partial}: expected a column for every feature"),
+        (
+            ["--data", "{ragged}", "--row", "1"],
+            "{ragged}: row 1: line 3: expected 2 fields, found 3",
+        ),
     ],
 )
 def test_bad_rows_are_one_line(
@@ -268,13 +272,24 @@ def test_bad_rows_are_one_line(
         "bad": str(tmp_path / "rows.txt"),
         "empty": str(tmp_path / "empty.csv"),
         "partial": str(tmp_path / "partial.csv"),
+        "ragged": str(tmp_path / "ragged.csv"),
     }
+    (tmp_path / "ragged.csv").write_text("sex:Female,priors:>3\n0,1\n1,0,1\n")
     (tmp_path / "rows.txt").write_text("a\n1\n")
     (tmp_path / "empty.csv").write_text("sex:Female,priors:>3\n")
     (tmp_path / "partial.csv").write_text("sex:Female,priors:>3\n0,1\n")
     status, out, err = run(capsys, "axp", MODEL, *[a.format(**names) for a in argv])
     assert status == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("xpg axp: error: ") and message.format(**names) in err
+
+
+def test_a_good_row_beside_a_malformed_line_is_read_as_it_is(tmp_path: Path) -> None:
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("sex:Female,priors:>3\n0,1\n1,0,1\n")
+    assert read_data_rows(str(ragged), row_spec("0"))[0].values == {
+        "sex:Female": 0,
+        "priors:>3": 1,
+    }
 
 
 def test_the_instance_is_needed_once(capsys: pytest.CaptureFixture[str], data: str) -> None:

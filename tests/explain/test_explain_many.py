@@ -15,8 +15,9 @@ import xpg
 from xpg.core.features import Feature
 from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError
 from xpg.examples import and_graph
-from xpg.explain.batch import BatchExplainer, convert_value, parse_kinds
+from xpg.explain.batch import BatchExplainer, parse_kinds
 from xpg.explain.engine import Explainer
+from xpg.explain.records import convert_value
 from xpg.testing import ClassTable, random_decision_graph
 
 KEYS = ["row", "prediction", "axps", "cxps", "complete", "seconds"]

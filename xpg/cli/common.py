@@ -482,8 +482,8 @@ def read_data_rows(path: str, spec: RowSpec) -> list[DataRow]:
     DataNotFoundError, InvalidDataError, MissingExtraError
         When the file is missing, cannot be read as its format says, or pandas is missing.
     """
-    from xpg.errors import InvalidParameterError
-    from xpg.io.tables import iter_table_chunks
+    from xpg.errors import InvalidDataError, InvalidParameterError
+    from xpg.io.tables import ERROR_COLUMN, iter_table_chunks
 
     last = max(hi for _, hi in spec.ranges)
     found: dict[int, dict[str, Any]] = {}
@@ -496,7 +496,11 @@ def read_data_rows(path: str, spec: RowSpec) -> list[DataRow]:
                 part = chunk.iloc[a - start : b - start + 1]
                 columns = [str(c) for c in part.columns]
                 for k, record in enumerate(part.itertuples(index=False, name=None)):
-                    found[a + k] = dict(zip(columns, record, strict=True))
+                    values = dict(zip(columns, record, strict=True))
+                    bad = values.pop(ERROR_COLUMN, None)
+                    if isinstance(bad, str):  # a malformed line (iter_table_chunks marks it)
+                        raise InvalidDataError(f"{path}: row {a + k}: {bad}")
+                    found[a + k] = values
         if total > last:
             break
     if total <= last:
@@ -525,7 +529,7 @@ def row_instance(dg: DecisionGraph, row: DataRow) -> dict[str, Any]:
         For a feature without a column, or a value that is missing or outside the feature's
         domain (the message names the file and the row).
     """
-    from xpg.explain.batch import convert_value
+    from xpg.explain.records import convert_value
 
     missing = [f.name for f in dg.features if f.name not in row.values]
     if missing:

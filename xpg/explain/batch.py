@@ -57,23 +57,34 @@ KR 2021, Def. 3 (explanation graphs) and Alg. 4 (enumeration).
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 
 from xpg.core.features import Feature
-from xpg.errors import InvalidInstanceError, InvalidModelError, InvalidQueryError, XpgError
+from xpg.errors import (
+    InvalidModelError,
+    InvalidParameterError,
+    InvalidQueryError,
+    XpgError,
+)
+from xpg.explain.cell_cache import DEFAULT_CELLS
 from xpg.explain.marco import _checked_limit, _checked_timeout
+from xpg.explain.records import (
+    EncodedChunk,
+    Record,
+    column_values,
+    convert_value,
+    encode_records,
+    label_text,
+)
 
 #: what a record may hold besides the prediction: the explanation lists, the feature classes,
 #: the exact robustness
 KINDS: tuple[str, ...] = ("axp", "cxp", "conditions", "features", "robustness")
 
-Record = dict[str, Any]
 
 #: the default budget of each row: explanations (AXps and CXps together)...
 DEFAULT_LIMIT = 100
@@ -113,88 +124,6 @@ def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(k for k in KINDS if k in names)
 
 
-def _is_missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, (float, np.floating)):
-        return math.isnan(value)
-    return type(value).__name__ in ("NAType", "NaTType")  # pandas' NA and NaT, unimported
-
-
-def convert_value(feature: Feature, value: Any) -> Any:
-    """``value`` (a Python, numpy or pandas scalar, or text) as a value of ``feature``.
-
-    >>> import numpy as np
-    >>> convert_value(Feature.integer("n", 0, 9), np.float64(3.0))
-    3
-    >>> convert_value(Feature.categorical("c", [1, 2]), "2")
-    2
-
-    Raises
-    ------
-    InvalidInstanceError
-        For a missing value (None, NaN) or a value outside the feature's domain.
-    """
-    if _is_missing(value):
-        raise InvalidInstanceError(f"feature {feature.name!r}: missing value (NaN or empty)")
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()  # numpy scalar -> Python
-    if feature.is_discrete:
-        if isinstance(value, str):
-            return feature.parse_value(value)
-        if isinstance(value, bool):
-            value = int(value)
-        try:
-            return feature.values[feature.code(value)]  # 1.0 -> the declared 1
-        except (KeyError, TypeError):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)  # 7, not 7.0, when a missing value made the column float
-            raise InvalidInstanceError(
-                f"feature {feature.name!r}: expected one of {list(feature.values)!r}, "
-                f"found {value!r}"
-            ) from None
-    return feature.check_value(value.strip() if isinstance(value, str) else value)
-
-
-def column_values(feature: Feature, column: Any) -> tuple[list[Any], np.ndarray]:
-    """A pandas column's values as values of ``feature``, checked with numpy when the column
-    is numeric, and which of them are good; the others (and every value of a text column)
-    are left to :func:`convert_value`, whose error names the value at fault.
-
-    >>> import pandas as pd
-    >>> values, ok = column_values(Feature.integer("n", 0, 9), pd.Series([1.0, 2.5, None]))
-    >>> values[0], ok.tolist()
-    (1, [True, False, False])
-    """
-    kind = column.dtype.kind
-    if kind not in "biuf":
-        return column.tolist(), np.zeros(len(column), dtype=bool)
-    a = column.to_numpy(dtype=np.float64)
-    if feature.is_discrete:
-        numeric = [v for v in feature.values if isinstance(v, (int, float))]
-        canonical = {float(v): v for v in numeric}
-        ok = np.isin(a, np.asarray(numeric, dtype=np.float64))
-        return [canonical.get(x) for x in a.tolist()], ok
-    with np.errstate(invalid="ignore"):
-        ok = np.isfinite(a) & (a >= feature.low) & (a <= feature.high)
-        if feature.kind != "integer":
-            return a.tolist(), ok
-        ok &= a == np.floor(a)
-    if kind in "iu":
-        return column.tolist(), ok  # exact, beyond 2**53 too
-    return np.where(ok, a, 0).astype(np.int64).tolist(), ok
-
-
-def _label_text(value: Any) -> str | None:
-    if _is_missing(value):
-        return None
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
-
-
 def _described(target: Any, axps: list[list[str]], cxps: list[list[str]]) -> Record:
     """What the explanations mean: each AXp's conditions, each CXp's counterexample and the
     class it gets (the fields ``xpg enum --json`` adds)."""
@@ -231,6 +160,9 @@ class BatchExplainer:
     model_id : str, optional
         Added to every record as its last field, ``"model"`` (``xpg explain`` writes the
         model file's fingerprint there, which ``--resume`` checks).
+    cell_cache_size : int
+        The most cells whose records :meth:`explain_chunk` and :meth:`explain_lines` keep
+        (:mod:`xpg.explain.cell_cache`, where it applies); 0: no cache.
     The object is picklable: parallel routes send it to each worker once.
 
     Raises
@@ -259,8 +191,10 @@ class BatchExplainer:
         timeout: float | Literal["auto"] | None = "auto",
         target: str | None = None,
         model_id: str | None = None,
+        cell_cache_size: int = DEFAULT_CELLS,
     ) -> None:
         self.kinds = parse_kinds(kinds)
+        self.cell_cache_size = cell_cache_size
         self.limit = _checked_limit(limit)  # checked here, not once per row in a record
         if timeout != "auto":
             timeout = _checked_timeout(timeout)
@@ -324,7 +258,7 @@ class BatchExplainer:
         one explained decision."""
         record: Record = {"row": row, "prediction": str(decision.prediction)}
         if label[0]:
-            record["label"] = _label_text(label[1])
+            record["label"] = label_text(label[1])
         if self._enumerate:
             result = decision.enumerate(limit=self.limit, timeout=self.timeout)
             if "axp" in self.kinds:
@@ -342,8 +276,19 @@ class BatchExplainer:
         return record
 
     def explain_row(self, row: int, instance: Mapping[str, Any] | Sequence[Any]) -> Record:
-        """The record of one row: a mapping column -> value (other columns are ignored), or
-        the values in feature order."""
+        """The record of one row: a mapping column -> value (other columns are ignored; a
+        pandas ``Series`` whose labels hold every feature is one), or the values in feature
+        order (a list, a tuple, a one-dimensional array).  Anything else (a number, None,
+        text, a set) gives the row an error record.
+
+        >>> from xpg import Explainer
+        >>> from xpg.examples import and_graph
+        >>> BatchExplainer(Explainer(and_graph())).explain_row(3, None)["error"][:40]
+        'expected a mapping (feature -> value) or'
+        """
+        instance = _row_form(instance, self.features)
+        if isinstance(instance, str):
+            return self.error_record(row, instance)
         if isinstance(instance, Mapping):
             missing = [f.name for f in self.features if f.name not in instance]
             if missing:
@@ -361,10 +306,44 @@ class BatchExplainer:
             label = (False, None)
         return self._record(row, raw, label)
 
-    def explain_frame(self, frame: Any) -> Iterator[Record]:
-        """The records of a pandas ``DataFrame``'s rows, numbered by its index (the chunks of
-        :func:`xpg.io.tables.iter_table_chunks` are numbered over the whole file)."""
-        rows = [int(i) for i in frame.index]
+    def explain_frame(self, frame: Any, start: int = 0) -> Iterator[Record]:
+        """The records of a pandas ``DataFrame``'s rows.  A frame indexed by unique integers
+        (a ``RangeIndex``, a slice of one; the chunks of
+        :func:`xpg.io.tables.iter_table_chunks`, numbered over the whole file) is numbered
+        by its index; any other index (text, dates, floats, repeated values, several levels)
+        numbers the rows by position, ``start``, ``start + 1``..., and each record keeps the
+        row's index value as ``"index"``, after ``"row"`` (as JSON: a date as its text, a
+        tuple of levels as a list).  A row marked by the table reader
+        (:data:`xpg.io.tables.ERROR_COLUMN`: a line that could not be read) gets
+        ``{"row", "error"}`` with the reader's message.
+
+        >>> import pandas as pd
+        >>> from xpg import Explainer
+        >>> from xpg.examples import and_graph
+        >>> batch = BatchExplainer(Explainer(and_graph()), kinds="axp")
+        >>> frame = pd.DataFrame({"a": [1, 0], "b": [1, 1]}, index=["ann", "bob"])
+        >>> [(r["row"], r["index"], r["axps"]) for r in batch.explain_frame(frame)]
+        [(0, 'ann', [['a', 'b']]), (1, 'bob', [['a']])]
+        """
+        rows, index = _frame_rows(frame, start)
+        if index is None:
+            yield from self._frame_records(frame, rows)
+            return
+        for record, value in zip(self._frame_records(frame, rows), index, strict=True):
+            yield {"row": record.pop("row"), "index": value, **record}
+
+    def _frame_records(self, frame: Any, rows: list[int]) -> Iterator[Record]:
+        from xpg.io.tables import ERROR_COLUMN
+
+        unread = frame[ERROR_COLUMN].tolist() if ERROR_COLUMN in frame.columns else None
+        if unread is not None:  # the rows the reader could not read: their own message
+            good = [i for i, e in enumerate(unread) if not isinstance(e, str)]
+            rest = frame.iloc[good].drop(columns=ERROR_COLUMN)
+            records = self._frame_records(rest, [rows[i] for i in good])
+            for i, row in enumerate(rows):
+                message = unread[i]
+                yield self.error_record(row, message) if isinstance(message, str) else next(records)
+            return
         columns = set(frame.columns)
         missing = [f.name for f in self.features if f.name not in columns]
         if missing:
@@ -386,61 +365,105 @@ class BatchExplainer:
                 yield self._record(row, [column[i] for column in raw], label)  # type: ignore[union-attr]
 
     def explain_chunk(self, frame: Any) -> list[Record]:
-        """:meth:`explain_frame` as a list (what a worker returns for one chunk)."""
-        return list(self.explain_frame(frame))
+        """:meth:`explain_frame` as a list (what a worker returns for one chunk); on a
+        compiled graph, the rows of a cell already explained take its record
+        (:mod:`xpg.explain.cell_cache`: the same records, but for ``"seconds"``)."""
+        from xpg.explain.cell_cache import cache_of
+
+        cache = cache_of(self)
+        records = None if cache is None else cache.records(frame)
+        return list(self.explain_frame(frame)) if records is None else records
 
     def explain_lines(self, frame: Any) -> EncodedChunk:
-        """:meth:`explain_frame` as JSON Lines text: a worker encodes, so that the process
+        """:meth:`explain_chunk` as JSON Lines text: a worker encodes, so that the process
         writing the output only copies text (its work is the part no worker can share)."""
-        return encode_records(self.explain_chunk(frame))
+        from xpg.explain.cell_cache import cache_of
 
-
-class EncodedChunk(NamedTuple):
-    """The records of a chunk as JSON Lines text, with how many rows and errors it holds,
-    how many rows stopped at their budget (``"complete": false``) and the seconds the rows
-    took (their records' sum)."""
-
-    text: str
-    rows: int
-    errors: int
-    incomplete: int = 0
-    seconds: float = 0.0
-
-
-def chunk_counts(records: Sequence[Record]) -> tuple[int, int, float]:
-    """Errors, rows stopped at their budget, and seconds, of some records.
-
-    >>> chunk_counts([{"row": 0, "complete": False, "seconds": 0.5}, {"row": 1, "error": "x"}])
-    (1, 1, 0.5)
-    """
-    errors = incomplete = 0
-    seconds = 0.0
-    for r in records:
-        if "error" in r:
-            errors += 1
-            continue
-        incomplete += r.get("complete") is False
-        seconds += r.get("seconds", 0.0)
-    return errors, incomplete, seconds
-
-
-def encode_records(records: Sequence[Record]) -> EncodedChunk:
-    """Records as JSON Lines (one ``json.dumps`` per line, as ``xpg enum --json`` prints).
-
-    >>> encode_records([{"row": 3, "error": "bad"}])
-    EncodedChunk(text='{"row": 3, "error": "bad"}\\n', rows=1, errors=1, incomplete=0, seconds=0.0)
-    """
-    text = "".join(json.dumps(r) + "\n" for r in records)
-    return EncodedChunk(text, len(records), *chunk_counts(records))
+        cache = cache_of(self)
+        chunk = None if cache is None else cache.encoded(frame)
+        return encode_records(list(self.explain_frame(frame))) if chunk is None else chunk
 
 
 def explain_rows(explainer: Any, rows: Any, *, start: int = 0, **options: Any) -> Iterator[Record]:
     """One record per row, lazily, for an :class:`~xpg.explain.engine.Explainer` (see
     :func:`xpg.explain.engine.explain_many`; ``options`` are those of
-    :class:`BatchExplainer`)."""
+    :class:`BatchExplainer`).  The arguments are checked at the call (a bad ``kinds``,
+    ``limit``, ``timeout``, ``start`` or ``rows`` raises here, not at the first ``next()``);
+    the rows are read as the records are asked for.
+
+    Raises
+    ------
+    InvalidQueryError
+        For unknown kinds.
+    InvalidParameterError
+        For a bad limit, timeout or start, or ``rows`` that is no table (a number, None,
+        text, a single mapping).
+    """
     batch = BatchExplainer(explainer, **options)
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
+        raise InvalidParameterError(f"start: expected a row number from 0 up, found {start!r}")
+    start = int(start)
     if hasattr(rows, "columns") and hasattr(rows, "index"):
-        yield from batch.explain_frame(rows)
-        return
+        return batch.explain_frame(rows, start=start)
+    if isinstance(rows, (str, bytes, Mapping)) or not hasattr(rows, "__iter__"):
+        hint = (
+            " (one row? pass [row]; columns: pandas.DataFrame(rows))"
+            if isinstance(rows, Mapping)
+            else ""
+        )
+        raise InvalidParameterError(
+            "rows: expected a pandas DataFrame, a numpy array or an iterable of rows, found "
+            f"{type(rows).__name__}{hint}"
+        )
+    return _row_records(batch, rows, start)
+
+
+def _row_records(batch: BatchExplainer, rows: Iterable[Any], start: int) -> Iterator[Record]:
     for row, instance in enumerate(rows, start=start):
         yield batch.explain_row(row, instance)
+
+
+#: what a row that is none says
+NOT_A_ROW = "expected a mapping (feature -> value) or a sequence of values (one per feature)"
+
+
+def _row_form(instance: Any, features: Sequence[Feature]) -> Any:
+    """``instance`` as a mapping or a list, or the message (a ``str``) saying it is no row."""
+    if isinstance(instance, Mapping):
+        return instance
+    if isinstance(instance, np.ndarray):
+        if instance.ndim == 1:
+            return instance.tolist()
+        return f"{NOT_A_ROW}, found an array of shape {instance.shape}"
+    if hasattr(instance, "index") and callable(getattr(instance, "to_dict", None)):
+        labels = set(instance.index)  # a pandas Series: by its labels when they name the features
+        if all(f.name in labels for f in features):
+            return instance.to_dict()
+        return instance.tolist()
+    if isinstance(instance, (str, bytes, bytearray)) or not isinstance(instance, Sequence):
+        return f"{NOT_A_ROW}, found {type(instance).__name__}"
+    return list(instance)
+
+
+def _frame_rows(frame: Any, start: int) -> tuple[list[int], list[Any] | None]:
+    """A frame's row numbers, and its index values when they are not the row numbers (see
+    :meth:`BatchExplainer.explain_frame`)."""
+    index = frame.index
+    if index.nlevels == 1 and index.dtype.kind in "iu" and index.is_unique:
+        return index.tolist(), None
+    return list(range(start, start + len(index))), [_json_value(v) for v in index]
+
+
+def _json_value(value: Any) -> Any:
+    """An index value as JSON holds it: numpy scalars as Python's, tuples as lists, other
+    objects (dates) as their text."""
+    if isinstance(value, tuple):
+        return [_json_value(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            pass
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)

@@ -438,8 +438,13 @@ def explain_many(
     model : model, DecisionGraph or fitted scikit-learn estimator
         As for :class:`Explainer`.
     rows : pandas DataFrame, numpy array, or iterable of mappings or of value sequences
-        A ``DataFrame``'s rows are numbered by its index; other rows ``start``, ``start + 1``...
-        Values are converted to each feature's domain (numpy and pandas scalars, text).
+        A ``DataFrame`` indexed by unique integers (a ``RangeIndex``, a slice of one) has its
+        rows numbered by its index; any other index (text, dates, floats, repeated values)
+        numbers them by position, ``start``, ``start + 1``..., each record keeping the row's
+        index value as ``"index"`` (after ``"row"``).  Other rows are numbered ``start``,
+        ``start + 1``...; a row that is no row (a number, None, text) gets an error record
+        and the rows after it are explained.  Values are converted to each feature's domain
+        (numpy and pandas scalars, text; ``True`` only for a boolean feature).
     kinds : str or iterable of str
         Some of ``"axp"``, ``"cxp"`` (the explanation lists), ``"conditions"``, ``"features"``
         (necessary, relevant and irrelevant features) and ``"robustness"`` (the exact
@@ -454,11 +459,20 @@ def explain_many(
     target : str, optional
         Column copied as ``"label"`` (as text) when the row has it.
 
-    Yields
-    ------
-    dict
+    start : int
+        The number of the first row (from 0 up).
+
+    Returns
+    -------
+    iterator of dict
         ``{"row", "prediction", ["label"], "axps", "cxps", "complete", "seconds"}`` or
-        ``{"row", "error"}`` for a row that cannot be explained.
+        ``{"row", "error"}`` for a row that cannot be explained, made as they are asked for.
+
+    Raises
+    ------
+    InvalidQueryError, InvalidParameterError
+        At the call (not at the first record): unknown kinds, a bad limit, timeout or start,
+        ``rows`` that is no table.
 
     Examples
     --------
@@ -469,6 +483,9 @@ def explain_many(
     >>> records[0]["axps"], records[0]["label"], records[1]["error"]
     ([['a', 'b']], '1', "feature 'b': missing value (NaN or empty)")
     """
+    from xpg.explain.batch import parse_kinds
+
+    parse_kinds(kinds)  # before the model is compiled (the other options: once it is)
     explainer = Explainer(model, many=True)
     options = {"kinds": kinds, "limit": limit, "timeout": timeout, "target": target}
     return explainer.explain_many(rows, start=start, **options)

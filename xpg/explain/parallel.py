@@ -10,23 +10,31 @@ text, which keeps it from becoming the bottleneck of many workers):
   with ``per_row=True`` each row's record as soon as it is done.
 * :func:`run_processes`: ``N`` local processes (``concurrent.futures``, forked when that is
   safe, see :func:`start_method`); the explainer is sent to each process once, by the pool's
-  initializer; at most ``2 N`` chunks are in
-  flight, and the lists come back **in row order**.  A process that dies breaks the pool:
-  the chunks in flight are then retried one at a time on a fresh pool, so that a chunk
-  which kills its process again is the culprit, reported as error records, and the others
-  succeed.  The workers ignore SIGINT (Ctrl-C reaches the whole process group): when the
-  route stops early (an interrupt in the caller, or the caller closing the iterator) they
-  are terminated at once, not awaited.
+  initializer; at most ``2 N`` tasks are running or queued, more may wait done behind a slow
+  one, and the lists come back **in row order**.  A process that dies breaks the pool: the
+  tasks in flight are then retried one at a time on a fresh pool; a task that kills its
+  process again is retried one row at a time, and a row that kills its process every time
+  (twice alone) gets an error record of its own (:data:`ROW_KILLS_WORKER`).  When no row of
+  such a task can be explained, the workers fail, not the rows:
+  :class:`~xpg.errors.InfrastructureError`.  The workers die with this process (even on
+  SIGKILL) and ignore SIGINT (Ctrl-C reaches the whole process group): when the route
+  stops early (an interrupt in the caller, or the caller closing the iterator) they are
+  terminated at once, not awaited.
 * :func:`run_dask`: a Dask distributed cluster (``tcp://HOST:PORT``, or ``local:N`` for a
-  ``LocalCluster`` of ``N`` worker processes); the explainer is scattered to every worker
-  once, chunks are submitted with ``retries=1`` and the lists come back **as they
-  complete** (not in row order).  A chunk that still fails is reported as error records.
-  Stopping early cancels what was submitted.
+  ``LocalCluster`` of ``N`` worker processes); the explainer travels in a worker plugin,
+  which the scheduler keeps and gives to every worker, those that join later included (a
+  worker restarted by its nanny, a replaced machine); the lists come back **as they
+  complete** (not in row order).  The scheduler runs again elsewhere a task whose worker
+  died; a task that killed several workers (Dask's ``KilledWorker``) is retried one row at a
+  time, as above.  A cluster that cannot run the tasks (its scheduler gone, no worker for
+  ``worker_wait`` seconds) raises :class:`~xpg.errors.InfrastructureError`: no record of the
+  rows in flight is yielded.  Stopping early cancels what was submitted.
 
-With ``task_seconds``, the two parallel routes cut the chunks into tasks of about that many
-seconds each, from the time the rows done so far took (:class:`TaskSizer`): a slow model's
-rows travel one by one, so that each comes back as soon as it is done, and a fast model's
-rows in whole chunks, as without it.
+With ``task_seconds``, the two parallel routes size their tasks to about that many seconds
+each, from the time the rows done so far took (:class:`TaskSizer`): a slow model's rows
+travel one by one, so that they spread over the workers and each comes back as soon as it
+is done, and a fast model's rows in whole chunks, merged up to :data:`MAX_TASK_ROWS` rows
+(fewer, larger tasks: less overhead per row, on Dask most).
 
 Examples
 --------
@@ -43,24 +51,52 @@ Examples
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
+import ctypes
+import functools
+import logging
 import multiprocessing
+import os
 import signal
+import sys
 import threading
+import time
+import uuid
 from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from xpg.core.signals import handling
-from xpg.errors import InvalidParameterError, MissingExtraError
-from xpg.explain.batch import BatchExplainer, EncodedChunk, Record, chunk_counts, encode_records
+from xpg.errors import InfrastructureError, InvalidParameterError, MissingExtraError
+from xpg.explain.batch import BatchExplainer
+from xpg.explain.records import EncodedChunk, Record, chunk_counts, encode_records
 
 #: what a route yields per chunk: the records, or (``encode=True``) their JSON Lines text
 Chunk = list[Record] | EncodedChunk
 
 #: the extra that brings Dask (and pandas)
 SCALE_EXTRA = "pip install -e '.[scale]' from a clone of xpg"
+
+#: the error of a row that killed the process explaining it each time it was tried alone
+#: (a row's own error, final: not an infrastructure failure, which is never a record)
+ROW_KILLS_WORKER = "this row kills the process explaining it (tried alone, twice)"
+
+#: the same on Dask: the row, in a task of its own, killed as many workers as the scheduler
+#: allows (``distributed.scheduler.allowed-failures`` + 1; a worker holds a few tasks at a
+#: time, so that a row queued on the same worker may share its fate: rare, with the default 3)
+ROW_KILLS_DASK_WORKER = (
+    "this row kills the process explaining it (alone in its task, on Dask workers, as many "
+    "times as the scheduler allows)"
+)
+
+#: the most rows of a task made of whole chunks merged (fast rows)
+MAX_TASK_ROWS = 8192
+
+#: local processes: the rows of tasks done that may wait for a slower task before them
+#: (the records come in row order), so that the other workers go on past a slow row
+WAITING_ROWS = 2048
 
 
 def error_records(
@@ -78,6 +114,27 @@ def explain(explainer: BatchExplainer, frame: Any, encode: bool) -> Chunk:
     return explainer.explain_lines(frame) if encode else explainer.explain_chunk(frame)
 
 
+def joined(chunks: list[Chunk], encode: bool) -> Chunk:
+    """Chunks of consecutive rows as one.
+
+    >>> joined([[{"row": 0}], [{"row": 1}]], False)
+    [{'row': 0}, {'row': 1}]
+    """
+    if not encode:
+        records: list[Record] = []
+        for chunk in chunks:
+            records.extend(chunk)  # type: ignore[arg-type]
+        return records
+    parts: list[EncodedChunk] = chunks  # type: ignore[assignment]
+    return EncodedChunk(
+        "".join(c.text for c in parts),
+        sum(c.rows for c in parts),
+        sum(c.errors for c in parts),
+        sum(c.incomplete for c in parts),
+        sum(c.seconds for c in parts),
+    )
+
+
 def chunk_rows_seconds(chunk: Chunk) -> tuple[int, float]:
     """Rows of a route's chunk (records, or their encoded text) and the seconds they took."""
     if isinstance(chunk, EncodedChunk):
@@ -93,9 +150,12 @@ def run_in_process(
     per_row: bool = False,
 ) -> Generator[Chunk, None, None]:
     """Each chunk's records (their text with ``encode``), in this process, in row order;
-    with ``per_row``, each row's record alone (a one-row chunk), as soon as it is done."""
+    with ``per_row``, each row's record alone (a one-row chunk), as soon as it is done,
+    except where the explainer's cell cache answers (a chunk then takes milliseconds)."""
+    from xpg.explain.cell_cache import cache_of
+
     for frame in chunks:
-        if not per_row:
+        if not per_row or cache_of(explainer) is not None:
             yield explain(explainer, frame, encode)
             continue
         for record in explainer.explain_frame(frame):
@@ -137,17 +197,51 @@ class TaskSizer:
 
 
 def split_tasks(chunks: Iterable[Any], sizer: TaskSizer | None) -> Iterator[Any]:
-    """The chunks (pandas frames) cut into tasks of ``sizer.rows()`` rows at most (a task never
-    spans two chunks), each cut when the route asks for it (None: the chunks as they are)."""
+    """The chunks (pandas frames) as tasks of ``sizer.rows()`` rows at most, each sized when
+    the route asks for it: a chunk cut in slices, or whole chunks merged (up to
+    :data:`MAX_TASK_ROWS` rows; a task never holds part of a chunk and more); None: the
+    chunks as they are."""
     if sizer is None:
         yield from chunks
         return
-    for frame in chunks:
+    source = iter(chunks)
+    frame = next(source, None)
+    while frame is not None:
+        following = None  # the chunk after, read while merging
         start = 0
         while start < len(frame):
             size = sizer.rows()
-            yield frame if start == 0 and size >= len(frame) else frame.iloc[start : start + size]
+            if start == 0 and size >= len(frame):
+                task, following = _merged(frame, source, min(size, MAX_TASK_ROWS))
+                yield task
+                break
+            yield frame.iloc[start : start + size]
             start += size
+        frame = following if following is not None else next(source, None)
+
+
+def _merged(frame: Any, source: Iterator[Any], limit: int) -> tuple[Any, Any]:
+    """``frame`` and the whole chunks after it while they fit in ``limit`` rows, and the
+    first chunk that did not fit (None at the end)."""
+    parts = [frame]
+    rows = len(frame)
+    for following in source:
+        if rows + len(following) > limit:
+            break
+        parts.append(following)
+        rows += len(following)
+    else:
+        following = None
+    if len(parts) == 1:
+        return frame, following
+    import pandas as pd
+
+    return pd.concat(parts), following
+
+
+def _rows_text(frame: Any) -> str:
+    rows = [int(r) for r in frame.index]
+    return f"row {rows[0]}" if len(rows) == 1 else f"rows {rows[0]} to {rows[-1]}"
 
 
 # -- local processes ---------------------------------------------------------------------------
@@ -156,10 +250,34 @@ def split_tasks(chunks: Iterable[Any], sizer: TaskSizer | None) -> Iterator[Any]
 # to give every task of a ProcessPoolExecutor the same large argument without resending it.
 _WORKER_EXPLAINER: BatchExplainer | None = None
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
-def _init_worker(explainer: BatchExplainer) -> None:
+
+def _die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` ends, even killed by SIGKILL (which runs no cleanup
+    of the parent's): Linux kills it (``prctl(PR_SET_PDEATHSIG)``), elsewhere a thread
+    polls the parent's id."""
+    watched = False
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            watched = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    if os.getppid() != parent:  # the parent ended before the line above
+        os._exit(1)
+    if not watched:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _init_worker(explainer: BatchExplainer, parent: int) -> None:
     global _WORKER_EXPLAINER
     _WORKER_EXPLAINER = explainer
+    _die_with_parent(parent)
     # Ctrl-C reaches every process of the terminal's group: the parent stops the workers
     # (terminate_workers); SIGTERM kills at once, whatever handler a forked parent had set
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -185,7 +303,7 @@ def _new_pool(explainer: BatchExplainer, workers: int) -> ProcessPoolExecutor:
         max_workers=workers,
         mp_context=multiprocessing.get_context(start_method()),
         initializer=_init_worker,
-        initargs=(explainer,),
+        initargs=(explainer, os.getpid()),
     )
 
 
@@ -206,6 +324,103 @@ def terminate_workers(pool: ProcessPoolExecutor) -> None:
             process.join(1.0)
 
 
+class _Task:
+    """A task of a route: its rows, its future, whether its time was counted (sizer)."""
+
+    __slots__ = ("frame", "future", "counted")
+
+    def __init__(self, frame: Any, future: Any) -> None:
+        self.frame = frame
+        self.future = future
+        self.counted = False
+
+
+def _succeeded(future: Future[Chunk]) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _broken(future: Future[Chunk]) -> bool:
+    return (
+        future.done()
+        and not future.cancelled()
+        and isinstance(future.exception(), BrokenProcessPool)
+    )
+
+
+class _Pool:
+    """The pool of a route, replaced by a fresh one when a process dies."""
+
+    def __init__(self, explainer: BatchExplainer, workers: int, encode: bool) -> None:
+        self.explainer = explainer
+        self.workers = workers
+        self.encode = encode
+        self.pool = _new_pool(explainer, workers)
+
+    def submit(self, frame: Any) -> Future[Chunk]:
+        """The future of a task; already failed when the pool broke before it was submitted."""
+        try:
+            return self.pool.submit(_worker_chunk, frame, self.encode)
+        except BrokenProcessPool as err:
+            failed: Future[Chunk] = Future()
+            failed.set_exception(err)
+            return failed
+
+    def renew(self) -> None:
+        """A fresh pool for a broken one (whose processes have ended)."""
+        # awaited (at once: its processes are gone), so that its thread has ended and the
+        # new pool can be forked (start_method), not spawned, which takes a second or more
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool = _new_pool(self.explainer, self.workers)
+
+    def alone(self, frame: Any) -> Chunk | None:
+        """``frame``'s records, run alone on the pool; None when its process died."""
+        try:
+            return self.submit(frame).result()
+        except BrokenProcessPool:
+            self.renew()
+            return None
+
+    def recover(self, in_flight: list[_Task]) -> Iterator[Chunk]:
+        """The tasks in flight when a process died, in order: those that had finished keep
+        their result, the others are retried each alone; one that dies again, row by row."""
+        for task in in_flight:
+            if _succeeded(task.future):
+                yield task.future.result()
+                continue
+            if not _broken(task.future) and task.future.done():
+                task.future.result()  # the task's own exception: raised, as without a death
+            done = self.alone(task.frame)
+            if done is not None:
+                yield done
+            else:
+                yield from self.row_by_row(task.frame)
+
+    def row_by_row(self, frame: Any) -> Iterator[Chunk]:
+        """A task that killed its process twice, one row at a time: a row that kills its
+        process twice alone gets :data:`ROW_KILLS_WORKER`; when every row of a task of
+        several does, the processes fail, not the rows (:class:`InfrastructureError`)."""
+        held: list[Chunk] = []  # the error records, until a row shows the processes work
+        explained = False
+        for i in range(len(frame)):
+            row = frame.iloc[i : i + 1]
+            done = self.alone(row)
+            if done is None:
+                done = self.alone(row)
+            if done is None:
+                held.append(error_records(row, ROW_KILLS_WORKER, self.encode, self.explainer))
+                continue
+            explained = True
+            yield from held
+            held.clear()
+            yield done
+        if held and not explained and len(frame) > 1:
+            raise InfrastructureError(
+                f"the worker processes die whatever they explain: each of {_rows_text(frame)}, "
+                "tried alone twice, killed its process"
+            )
+        yield from held
+
+
 def run_processes(
     explainer: BatchExplainer,
     chunks: Iterable[Any],
@@ -223,85 +438,105 @@ def run_processes(
     ------
     InvalidParameterError
         When ``workers`` is not positive.
+    InfrastructureError
+        When the processes die on every row of a task (see the module's text).
     """
     if workers < 1:
         raise InvalidParameterError(f"workers: expected a positive number, found {workers}")
     sizer = None if task_seconds is None else TaskSizer(task_seconds)
-    pool = _new_pool(explainer, workers)
-    pending: collections.deque[tuple[Any, Future[Chunk]]] = collections.deque()
+    pool = _Pool(explainer, workers, encode)
+    # running or queued: 2 N tasks, so that no worker waits; done and waiting for the
+    # tasks before them (a slow row at the head of the row order): 8 N tasks more, or
+    # more while they hold fewer than WAITING_ROWS rows (slow rows travel one per task)
+    running, waiting = 2 * workers, 8 * workers
+    rows = 0  # of the pending tasks
+    pending: collections.deque[_Task] = collections.deque()
     source = split_tasks(chunks, sizer)
+    exhausted = False
     try:
         while True:
-            while len(pending) < 2 * workers:
+            busy = sum(not task.future.done() for task in pending)
+            while (
+                not exhausted
+                and busy < running
+                and (len(pending) < running + waiting or rows < WAITING_ROWS)
+            ):
                 frame = next(source, None)
                 if frame is None:
+                    exhausted = True
                     break
-                pending.append((frame, _submit(pool, frame, encode)))
+                pending.append(_Task(frame, pool.submit(frame)))
+                busy += 1
+                rows += len(frame)
             if not pending:
                 break
-            frame, future = pending[0]
-            try:
-                records = future.result()
-            except BrokenProcessPool:
-                pool.shutdown(wait=False, cancel_futures=True)
+            if not pending[0].future.done():
+                concurrent.futures.wait(
+                    [task.future for task in pending if not task.future.done()],
+                    return_when=concurrent.futures.FIRST_COMPLETED,
+                )
+            if any(_broken(task.future) for task in pending):
                 in_flight = list(pending)
                 pending.clear()
-                pool, retried = _retry_one_by_one(explainer, workers, in_flight, encode)
-                yield from retried
+                rows = 0
+                pool.renew()
+                yield from pool.recover(in_flight)
                 continue
-            pending.popleft()
-            if sizer is not None:
-                sizer.observe(*chunk_rows_seconds(records))
-            yield records
+            for task in pending:
+                if sizer is not None and not task.counted and _succeeded(task.future):
+                    task.counted = True
+                    sizer.observe(*chunk_rows_seconds(task.future.result()))
+            while pending and pending[0].future.done():
+                task = pending.popleft()
+                rows -= len(task.frame)
+                yield task.future.result()  # a task's exception is raised
     except BaseException:  # an interrupt, the caller closing the iterator, a failure
-        terminate_workers(pool)
+        terminate_workers(pool.pool)
         raise
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _submit(pool: ProcessPoolExecutor, frame: Any, encode: bool) -> Future[Chunk]:
-    """The future of a chunk; already failed when the pool broke before it was submitted."""
-    try:
-        return pool.submit(_worker_chunk, frame, encode)
-    except BrokenProcessPool as err:
-        failed: Future[Chunk] = Future()
-        failed.set_exception(err)
-        return failed
-
-
-def _retry_one_by_one(
-    explainer: BatchExplainer,
-    workers: int,
-    in_flight: list[tuple[Any, Future[Chunk]]],
-    encode: bool,
-) -> tuple[ProcessPoolExecutor, list[Chunk]]:
-    """The chunks in flight when a process died: those that had finished keep their result,
-    the others are retried once, each alone on a fresh pool."""
-    out: list[Chunk] = []
-    pool = _new_pool(explainer, workers)
-    try:
-        for frame, future in in_flight:
-            if future.done() and not future.cancelled() and future.exception() is None:
-                out.append(future.result())
-                continue
-            try:
-                out.append(pool.submit(_worker_chunk, frame, encode).result())
-            except BrokenProcessPool:
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = _new_pool(explainer, workers)
-                message = "the worker process died explaining this chunk, twice"
-                out.append(error_records(frame, message, encode, explainer))
-    except BaseException:
-        terminate_workers(pool)
-        raise
-    return pool, out
+    pool.pool.shutdown(wait=True, cancel_futures=True)
 
 
 # -- Dask --------------------------------------------------------------------------------------
 
 
-def _dask_chunk(explainer: BatchExplainer, frame: Any, encode: bool) -> Chunk:
-    return explain(explainer, frame, encode)
+@functools.cache
+def _plugin_class() -> type[Any]:
+    """The worker plugin class (built on first use: Dask is an optional extra)."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class ExplainerPlugin(WorkerPlugin):  # type: ignore[misc]
+        """A batch's explainer, on every worker: the scheduler keeps the plugin and gives it
+        to each worker that joins, unlike scattered data, lost with its last holder."""
+
+        def __init__(self, explainer: BatchExplainer) -> None:
+            self.explainer = explainer
+
+    return ExplainerPlugin
+
+
+def _dask_task(plugin: str, frame: Any, encode: bool) -> Chunk:
+    """A task of :func:`run_dask`, on a worker: the records of ``frame``; a row whose
+    explanation raises (not an :class:`~xpg.errors.XpgError`, which is a record already)
+    gets an error record naming the exception, and the other rows their records."""
+    from distributed import get_worker
+
+    installed: Any = get_worker().plugins.get(plugin)
+    if installed is None:
+        raise LookupError(f"the worker has no explainer {plugin}")
+    explainer = installed.explainer
+    try:
+        return explain(explainer, frame, encode)
+    except Exception:
+        pass
+    parts: list[Chunk] = []
+    for i in range(len(frame)):
+        row = frame.iloc[i : i + 1]
+        try:
+            parts.append(explain(explainer, row, encode))
+        except Exception as err:
+            text = " ".join(str(err).split()) or "(no message)"
+            parts.append(error_records(row, f"{type(err).__name__}: {text}", encode, explainer))
+    return joined(parts, encode)
 
 
 @contextlib.contextmanager
@@ -325,8 +560,6 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
     InvalidParameterError
         For a malformed address, or a cluster that cannot be reached.
     """
-    import logging
-
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -370,7 +603,6 @@ def stop_local_cluster(cluster: Any, seconds: float = 0.5) -> None:
     futures (:func:`run_dask` does) is all a client can do.
     """
     import asyncio
-    import logging
 
     async def close(nannies: list[Any]) -> None:
         closing = (n.close(timeout=seconds, reason="xpg-interrupted") for n in nannies)
@@ -382,6 +614,133 @@ def stop_local_cluster(cluster: Any, seconds: float = 0.5) -> None:
     cluster.close()
 
 
+#: seconds between two looks at the cluster while no task completes
+DASK_POLL = 1.0
+
+
+class _NoReconnectTraceback(logging.Filter):
+    """Drops the client's traceback of its failed reconnection to a scheduler that is gone
+    (logged when the client closes): :class:`InfrastructureError` already said it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to reconnect to scheduler")
+
+
+class _DaskRun:
+    """The state of one :func:`run_dask`: the tasks in flight (by key), and the groups of
+    one-row tasks of a task that killed its workers (by the key of that task)."""
+
+    def __init__(self, client: Any, explainer: BatchExplainer, encode: bool) -> None:
+        self.client = client
+        self.explainer = explainer
+        self.encode = encode
+        self.plugin = f"xpg-explainer-{uuid.uuid4().hex}"
+        self.tasks: dict[str, tuple[_Task, str | None]] = {}  # key -> (task, group)
+        # group -> [rows of the task, rows not back yet, held error records, one explained]
+        self.groups: dict[str, list[Any]] = {}
+        self.address = getattr(client.scheduler, "address", None) or "?"
+
+    def install(self) -> None:
+        """The explainer on every worker, now and to come."""
+        plugin = _plugin_class()(self.explainer)
+        try:
+            replies = self.client.register_plugin(plugin, name=self.plugin)
+        except (OSError, TimeoutError) as err:
+            raise self.lost(err) from None
+        for worker, reply in (replies or {}).items():
+            if isinstance(reply, dict) and reply.get("status") != "OK":
+                raise InfrastructureError(
+                    f"the explainer could not be installed on Dask worker {worker}: "
+                    f"{' '.join(str(reply.get('exception', reply)).split())}"
+                )
+
+    def uninstall(self) -> None:
+        if self.client.status == "running":
+            with contextlib.suppress(Exception):
+                self.client.unregister_worker_plugin(self.plugin)
+
+    def submit(self, frame: Any, group: str | None = None) -> None:
+        future = self.client.submit(_dask_task, self.plugin, frame, self.encode, pure=False)
+        self.tasks[future.key] = (_Task(frame, future), group)
+
+    def cancel(self) -> None:
+        if self.client.status == "running":
+            with contextlib.suppress(Exception):
+                self.client.cancel([task.future for task, _ in self.tasks.values()], force=True)
+
+    def lost(self, err: BaseException | None = None) -> InfrastructureError:
+        """The error of a scheduler this client lost (or of a task cancelled by the cluster)."""
+        if self.client.status != "running":
+            logging.getLogger("distributed.client").addFilter(_NoReconnectTraceback())
+            return InfrastructureError(
+                f"the Dask scheduler at {self.address} is gone (the connection was lost)"
+            )
+        why = "" if err is None else f": {' '.join(str(err).split())[:200]}"
+        return InfrastructureError(f"the Dask cluster at {self.address} cancelled a task{why}")
+
+    def workers(self) -> int:
+        """How many workers the scheduler has."""
+        if self.client.status != "running":
+            raise self.lost()
+        try:
+            return len(self.client.nthreads())
+        except (OSError, TimeoutError) as err:
+            raise self.lost(err) from None
+
+    def collect(self, future: Any) -> Iterator[Chunk]:
+        """What a completed task gives: its records; or, for a task that killed its workers,
+        its rows as tasks of their own (see :meth:`Pool.row_by_row`)."""
+        from distributed import KilledWorker
+
+        task, group = self.tasks.pop(future.key)
+        if future.status == "cancelled":
+            raise self.lost()
+        if future.status == "finished":
+            done: Chunk = future.result()
+            if group is None:
+                yield done
+                return
+            state = self.groups[group]
+            state[1] -= 1
+            state[3] = True
+            yield from state[2]
+            state[2].clear()
+            yield done
+            yield from self.close_group(group)
+            return
+        err = future.exception()
+        if not isinstance(err, KilledWorker):
+            text = " ".join(f"{type(err).__name__}: {err}".split())[:300]
+            raise InfrastructureError(
+                f"a task of {_rows_text(task.frame)} failed on the Dask cluster: {text}"
+            )
+        if group is None and len(task.frame) > 1:
+            self.groups[future.key] = [len(task.frame), len(task.frame), [], False]
+            for i in range(len(task.frame)):
+                self.submit(task.frame.iloc[i : i + 1], future.key)
+            return
+        records = error_records(task.frame, ROW_KILLS_DASK_WORKER, self.encode, self.explainer)
+        if group is None:
+            yield records
+            return
+        state = self.groups[group]
+        state[1] -= 1
+        state[2].append(records)
+        yield from self.close_group(group)
+
+    def close_group(self, group: str) -> Iterator[Chunk]:
+        rows, left, held, explained = self.groups[group]
+        if left:
+            return
+        del self.groups[group]
+        if held and not explained and rows > 1:
+            raise InfrastructureError(
+                "the Dask workers die whatever they explain: each row of a task, alone, "
+                "killed its workers"
+            )
+        yield from held
+
+
 def run_dask(
     explainer: BatchExplainer,
     chunks: Iterable[Any],
@@ -390,44 +749,65 @@ def run_dask(
     in_flight: int | None = None,
     encode: bool = False,
     task_seconds: float | None = None,
+    worker_wait: float = 60.0,
 ) -> Generator[Chunk, None, None]:
     """Each chunk's records (their text with ``encode``), computed on the Dask cluster of
     ``client``, as they complete; with ``task_seconds``, each task's (see :class:`TaskSizer`).
 
-    ``in_flight`` chunks at most are submitted and not yet returned (default: four per
+    ``in_flight`` tasks at most are submitted and not yet returned (default: four per
     worker thread), so that a file larger than memory streams through.  Closing the iterator
     early (or an interrupt while it runs) cancels what was submitted.
+
+    Raises
+    ------
+    InfrastructureError
+        When the scheduler is gone, the cluster has had no worker for ``worker_wait``
+        seconds, or a task fails for another reason than its rows (see the module's text).
     """
-    from distributed import as_completed
+    from distributed import wait
 
+    run = _DaskRun(client, explainer, encode)
     if in_flight is None:
-        threads = sum(client.nthreads().values()) or 1
-        in_flight = 4 * threads
+        in_flight = 4 * (sum(client.nthreads().values()) or 1)
     sizer = None if task_seconds is None else TaskSizer(task_seconds)
-    remote = client.scatter(explainer, broadcast=True, hash=False)  # a fresh key per run
-    frames: dict[str, tuple[Any, Any]] = {}  # in flight: key -> (frame, future)
-    running = as_completed()
-
-    def collect(future: Any) -> Chunk:
-        frame, _ = frames.pop(future.key)
-        if future.status == "finished":
-            done: Chunk = future.result()
-            if sizer is not None:
-                sizer.observe(*chunk_rows_seconds(done))
-            return done
-        message = f"the chunk failed on the cluster, twice: {type(future.exception()).__name__}"
-        return error_records(frame, message, encode, explainer)
-
+    run.install()
+    source = split_tasks(chunks, sizer)
+    exhausted = False
+    no_worker_since: float | None = None
     try:
-        for frame in split_tasks(chunks, sizer):
-            future = client.submit(_dask_chunk, remote, frame, encode, retries=1, pure=False)
-            frames[future.key] = (frame, future)
-            running.add(future)
-            while running.count() >= in_flight:
-                yield collect(next(running))
-        for future in running:
-            yield collect(future)
+        while True:
+            while not exhausted and len(run.tasks) < in_flight:
+                frame = next(source, None)
+                if frame is None:
+                    exhausted = True
+                    break
+                run.submit(frame)
+            if not run.tasks:
+                break
+            futures = [task.future for task, _ in run.tasks.values()]
+            try:
+                done, _ = wait(futures, timeout=DASK_POLL, return_when="FIRST_COMPLETED")
+            except concurrent.futures.CancelledError as err:
+                raise run.lost(err) from None
+            except TimeoutError:  # nothing done: is there a cluster still?
+                if run.workers():
+                    no_worker_since = None
+                elif no_worker_since is None:
+                    no_worker_since = time.monotonic()
+                elif time.monotonic() - no_worker_since > worker_wait:
+                    raise InfrastructureError(
+                        f"no Dask worker on the cluster at {run.address} for {worker_wait:g} s "
+                        "(all gone, none came back)"
+                    ) from None
+                continue
+            no_worker_since = None
+            for future in done:
+                for chunk in run.collect(future):
+                    if sizer is not None:
+                        sizer.observe(*chunk_rows_seconds(chunk))
+                    yield chunk
     except BaseException:  # an interrupt, the caller closing the iterator, a failure
-        with contextlib.suppress(Exception):  # a client already closed: nothing to cancel
-            client.cancel([future for _, future in frames.values()], force=True)
+        run.cancel()
         raise
+    finally:
+        run.uninstall()

@@ -46,7 +46,23 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     _write_atomic(path, data)
 
 
-def _write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+def temporary_beside(path: str | os.PathLike[str]) -> tuple[int, Path]:
+    """A new temporary file (its descriptor and path) in the folder of ``path``, to be renamed
+    over it (:func:`replace_with`) once it is whole.
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.bin"
+    >>> fd, tmp = temporary_beside(target)
+    >>> _ = os.write(fd, b"data"); os.close(fd)
+    >>> replace_with(tmp, target)
+    >>> target.read_bytes(), tmp.exists()
+    (b'data', False)
+
+    Raises
+    ------
+    OutputError
+        When no file can be created there (no such folder, not writable, read-only).
+    """
     target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(
@@ -54,13 +70,20 @@ def _write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         )
     except OSError as err:
         raise OutputError(f"{target}: cannot write here: {err.strerror}") from None
+    return fd, Path(tmp)
+
+
+def replace_with(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
+    """Rename the whole temporary file ``tmp`` over ``path``, with the mode ``open()`` would
+    give (or ``path``'s own); ``tmp`` is removed when that fails.
+
+    Raises
+    ------
+    OutputError
+        When the rename fails (``path`` a folder, ...).
+    """
+    target = Path(path)
     try:
-        if isinstance(data, str):
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(data)
-        else:
-            with os.fdopen(fd, "wb") as fb:
-                fb.write(data)
         os.chmod(tmp, _mode_for(target))  # mkstemp creates 0600; give what open() would
         os.replace(tmp, target)
     except BaseException as err:
@@ -68,3 +91,21 @@ def _write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         if isinstance(err, OSError):
             raise OutputError(f"{target}: cannot write: {err.strerror}") from None
         raise
+
+
+def _write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    target = Path(path)
+    fd, tmp = temporary_beside(target)
+    try:
+        if isinstance(data, str):
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(data)
+        else:
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(data)
+    except BaseException as err:
+        tmp.unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OutputError(f"{target}: cannot write: {err.strerror}") from None
+        raise
+    replace_with(tmp, target)

@@ -26,6 +26,10 @@ from typing import Any
 
 from xpg.errors import DataNotFoundError, InvalidDataError, MissingExtraError
 
+#: the column of a chunk marking its bad rows (lines that could not be read): the message,
+#: ``"line L: ..."``, of each bad row, missing for the good ones; a reserved column name
+ERROR_COLUMN = "__xpg_error__"
+
 #: the table formats, by file-name ending (checked in this order)
 FORMATS: tuple[tuple[str, str], ...] = (
     (".csv.gz", "csv"),
@@ -73,44 +77,367 @@ def read_table(path: str | os.PathLike[str]) -> Any:
     DataNotFoundError
         When the file does not exist.
     InvalidDataError
-        When the format is unknown or the file cannot be parsed as that format.
+        When the format is unknown or the file cannot be parsed as that format (the first
+        malformed line named).
     """
-    frames = list(iter_table_chunks(path, None))
+    frames = list(iter_table_chunks(path, None, bad_rows="raise"))
     if len(frames) == 1:
         return frames[0]
     return pandas().concat(frames, ignore_index=True)
 
 
-def iter_table_chunks(path: str | os.PathLike[str], chunk_rows: int | None) -> Iterator[Any]:
+def iter_table_chunks(
+    path: str | os.PathLike[str], chunk_rows: int | None, *, bad_rows: str = "mark"
+) -> Iterator[Any]:
     """The table in ``path`` as ``DataFrame`` chunks of at most ``chunk_rows`` rows (all rows
     in one chunk for ``None``), read lazily: a file larger than memory can be streamed.
 
     The index of each chunk continues the previous one's, so ``chunk.index`` holds row numbers
-    counted from 0 over the whole file.
+    counted from 0 over the whole file (blank lines are no rows, as for pandas).
+
+    A malformed line of a text table (a CSV or TSV line with more or fewer fields than the
+    header, a line that is not JSON or not a JSON object, a line that is not UTF-8, a quote
+    never closed) is a bad row: with ``bad_rows="mark"`` (the default) it keeps its row
+    number, its other columns are missing, and the column :data:`ERROR_COLUMN` (present only
+    in chunks holding a bad row) holds ``"line L: ..."`` (``L`` the 1-based line of the file
+    where the row starts), which :class:`~xpg.explain.batch.BatchExplainer` turns into the
+    row's error record; ``bad_rows="raise"`` raises :class:`InvalidDataError` at the first.
+    The good rows of a chunk are parsed by pandas as a whole (types inferred per chunk);
+    a JSON Lines chunk is built from the parsed objects (``true`` stays a boolean).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.csv"
+    >>> _ = path.write_text("a,b\\n1,2\\n3,4,5\\n6,7\\n")
+    >>> (chunk,) = iter_table_chunks(path, 10)
+    >>> chunk[ERROR_COLUMN].tolist()[1], chunk["a"].tolist()[2]
+    ('line 3: expected 2 fields, found 3', 6.0)
     """
+    if bad_rows not in ("mark", "raise"):
+        raise ValueError(f"bad_rows: expected 'mark' or 'raise', found {bad_rows!r}")
     source = Path(path)
     kind = table_format(source)
     if not source.is_file():
         raise DataNotFoundError(f"{source}: no such data file")
     pd = pandas()
+    size = chunk_rows or 2**62
     try:
         if kind == "parquet":
             yield from _parquet_chunks(source, chunk_rows)
             return
-        if kind == "jsonl":
-            reader = pd.read_json(source, lines=True, chunksize=chunk_rows or 2**62)
-        else:
-            sep = "\t" if kind == "tsv" else ","
-            reader = pd.read_csv(source, sep=sep, chunksize=chunk_rows or 2**62)
-        with reader:
-            start = 0
-            for chunk in reader:
-                chunk.index = pd.RangeIndex(start, start + len(chunk))
-                start += len(chunk)
+        with _open_binary(source) as fh:
+            feed = _LineFeed(fh)
+            if kind == "jsonl":
+                parts: Iterator[Any] = _json_chunks(pd, feed, size)
+            else:
+                parts = _csv_chunks(pd, feed, "\t" if kind == "tsv" else ",", size)
+            for chunk in parts:
+                if bad_rows == "raise" and ERROR_COLUMN in chunk.columns:
+                    first = next(v for v in chunk[ERROR_COLUMN].tolist() if isinstance(v, str))
+                    raise InvalidDataError(f"{source}: cannot read as {kind}: {first}")
                 yield chunk
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError, OSError) as err:
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as err:
+        if isinstance(err, InvalidDataError):
+            raise
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise InvalidDataError(f"{source}: cannot read as {kind}: {first}") from None
+
+
+def _open_binary(source: Path) -> Any:
+    import gzip
+
+    return gzip.open(source, "rb") if source.name.lower().endswith(".gz") else open(source, "rb")
+
+
+class _LineFeed:
+    """The lines of a binary file as text, numbered, each kept in ``taken`` until cleared (the
+    raw text of the record being parsed), noting the first line that is not UTF-8."""
+
+    def __init__(self, fh: Any) -> None:
+        self._lines = iter(fh)
+        self.line = 0  # lines read so far
+        self.taken: list[str] = []
+        self.ended = False
+        self.bad: str | None = None  # "line L: not UTF-8 text..." of the lines taken
+
+    def __iter__(self) -> _LineFeed:
+        return self
+
+    def __next__(self) -> str:
+        try:
+            raw = next(self._lines)
+        except StopIteration:
+            self.ended = True
+            raise
+        self.line += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            text = raw.decode("utf-8", "replace")
+            if self.bad is None:
+                self.bad = (
+                    f"line {self.line}: not UTF-8 text (byte 0x{raw[err.start]:02x} at "
+                    f"column {err.start + 1})"
+                )
+        if self.line == 1 and text.startswith("\ufeff"):
+            text = text[1:]  # a byte-order mark, as pandas drops it
+        self.taken.append(text)
+        return text
+
+    def start(self) -> int:
+        """Forget the lines taken; the number of the next line."""
+        self.taken.clear()
+        self.bad = None
+        return self.line + 1
+
+
+#: lines read at a time from a CSV or TSV file
+BLOCK_LINES = 2048
+
+
+def _csv_chunks(pd: Any, feed: _LineFeed, sep: str, size: int) -> Iterator[Any]:
+    """CSV or TSV chunks: each record split into fields (by the csv module once a quote is
+    seen: quoted separators and line breaks), its fields counted; the raw text of the good
+    records parsed by pandas."""
+    import csv
+
+    reader = csv.reader(feed, delimiter=sep)
+    header: list[str] | None = None
+    while header is None:
+        feed.start()
+        try:
+            fields = next(reader)
+        except StopIteration:
+            raise pd.errors.EmptyDataError("No columns to parse from file") from None
+        if "".join(feed.taken).strip():
+            if feed.bad is not None:
+                raise InvalidDataError(feed.bad.replace("line", "header line", 1))
+            header = fields
+    header_text = _with_break("".join(feed.taken))
+    entries: list[tuple[str | None, str]] = []  # per row: its error, or None and its text
+    lines: list[int] = []  # per row: the line it starts on
+    start = 0
+    yielded = False
+    # pandas parses a group of chunks at once (one call costs about as much as 300 rows)
+    group = size * max(1, BLOCK_LINES // size)
+    for block, block_lines in _csv_records(feed, sep, len(header)):
+        entries += block
+        lines += block_lines
+        if len(entries) >= group:
+            cut = len(entries) - len(entries) % size
+            frame, good = _csv_frame(pd, header_text, sep, entries[:cut], lines[:cut])
+            yield from _chunks(pd, frame, entries[:cut], good, start, size)
+            yielded = True
+            start += cut
+            entries, lines = entries[cut:], lines[cut:]
+    if entries or not yielded:
+        frame, good = _csv_frame(pd, header_text, sep, entries, lines)
+        yield from _chunks(pd, frame, entries, good, start, size) if entries else [frame]
+
+
+def _csv_records(
+    feed: _LineFeed, sep: str, width: int
+) -> Iterator[tuple[list[tuple[str | None, str]], list[int]]]:
+    """The records after the header, by blocks: (error or None, raw text) and first line of
+    each.  A block of lines without quotes (nor a lone carriage return) has one record per
+    line, counted with ``str.count``; from the first block that has one, the csv module
+    splits the records."""
+    import itertools
+
+    while True:
+        raw = list(itertools.islice(feed._lines, BLOCK_LINES))
+        if not raw:
+            return
+        blob = b"".join(raw)
+        if b'"' not in blob and blob.count(b"\r") == blob.count(b"\r\n"):
+            try:
+                texts = blob.decode("utf-8").split("\n")
+            except UnicodeDecodeError:
+                texts = None
+            if texts is not None:
+                first = feed.line + 1
+                feed.line += len(raw)
+                entries: list[tuple[str | None, str]] = []
+                lines: list[int] = []
+                for k, text in enumerate(texts):
+                    if not text.strip():
+                        continue  # a blank line: no row (as for pandas)
+                    n = text.count(sep) + 1
+                    if n == width:
+                        entries.append((None, text + "\n"))
+                    else:
+                        entries.append(
+                            (f"line {first + k}: expected {width} fields, found {n}", "")
+                        )
+                    lines.append(first + k)
+                yield entries, lines
+                continue
+        feed._lines = itertools.chain(raw, feed._lines)  # the csv module takes over
+        yield from _csv_module_records(feed, sep, width)
+        return
+
+
+def _csv_module_records(
+    feed: _LineFeed, sep: str, width: int
+) -> Iterator[tuple[list[tuple[str | None, str]], list[int]]]:
+    import csv
+
+    reader = csv.reader(feed, delimiter=sep)
+    entries: list[tuple[str | None, str]] = []
+    lines: list[int] = []
+    while True:
+        line = feed.start()
+        try:
+            fields = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as err:
+            entries.append((f"line {line}: {err}", ""))
+            lines.append(line)
+        else:
+            raw = "".join(feed.taken)
+            if not raw.strip():
+                continue  # a blank line: no row
+            if feed.bad is not None:
+                entries.append((feed.bad, ""))
+            elif feed.ended:
+                message = "EOF inside a quoted value opened on this line (never closed)"
+                entries.append((f"line {line}: {message}", ""))
+            elif len(fields) != width:
+                entries.append((f"line {line}: expected {width} fields, found {len(fields)}", ""))
+            else:
+                entries.append((None, _with_break(raw)))
+            lines.append(line)
+        if len(entries) >= BLOCK_LINES:
+            yield entries, lines
+            entries, lines = [], []
+    if entries:
+        yield entries, lines
+
+
+def _with_break(text: str) -> str:
+    return text if text.endswith(("\n", "\r")) else text + "\n"
+
+
+def _csv_frame(
+    pd: Any, header: str, sep: str, entries: list[tuple[str | None, str]], lines: list[int]
+) -> tuple[Any, list[int]]:
+    """The good records of ``entries`` parsed by pandas, and their positions; a record that
+    pandas reads otherwise than the fields were counted is marked bad in ``entries``."""
+    import io
+
+    def parse(texts: list[str]) -> Any:
+        return pd.read_csv(io.StringIO(header + "".join(texts)), sep=sep, index_col=False)
+
+    good = [k for k, (error, _) in enumerate(entries) if error is None]
+    try:
+        frame = parse([entries[k][1] for k in good])
+        ok = len(frame) == len(good)
+    except (ValueError, pd.errors.ParserError):
+        ok = False
+    if not ok:  # some record pandas reads otherwise than the csv module: find it, mark it
+        for k in good:
+            try:
+                alone = len(parse([entries[k][1]]))
+                problem = None if alone == 1 else f"{alone} rows read from one"
+            except (ValueError, pd.errors.ParserError) as err:
+                problem = (str(err).strip().splitlines() or [type(err).__name__])[0]
+            if problem is not None:
+                entries[k] = (f"line {lines[k]}: cannot read as CSV: {problem}", "")
+        good = [k for k, (error, _) in enumerate(entries) if error is None]
+        frame = parse([entries[k][1] for k in good])
+    return frame, good
+
+
+def _chunks(
+    pd: Any,
+    frame: Any,
+    entries: list[tuple[str | None, Any]],
+    good: list[int],
+    start: int,
+    size: int,
+) -> Iterator[Any]:
+    """``entries`` cut in chunks of ``size`` rows, numbered from ``start``: the rows of
+    ``frame`` (the good entries, at positions ``good``) and the bad rows put back in place."""
+    if len(good) == len(entries) and len(entries) <= size:
+        yield _with_errors(pd, frame, entries, good, start)
+        return
+    g = 0
+    for first in range(0, len(entries), size):
+        last = min(first + size, len(entries))
+        h = g
+        while h < len(good) and good[h] < last:
+            h += 1
+        part = frame.iloc[g:h]
+        yield _with_errors(
+            pd, part, entries[first:last], [k - first for k in good[g:h]], start + first
+        )
+        g = h
+
+
+def _with_errors(
+    pd: Any, frame: Any, entries: list[tuple[str | None, Any]], good: list[int], start: int
+) -> Any:
+    """``frame`` (the good rows) numbered from ``start``, with the bad rows put back in their
+    places (missing values) and their messages in :data:`ERROR_COLUMN`."""
+    n = len(entries)
+    if len(good) == n:
+        frame.index = pd.RangeIndex(start, start + n)
+        return frame
+    frame.index = pd.Index([start + k for k in good], dtype="int64")
+    frame = frame.reindex(pd.RangeIndex(start, start + n))
+    frame[ERROR_COLUMN] = pd.Series([e for e, _ in entries], index=frame.index, dtype=object)
+    return frame
+
+
+#: what a JSON value is, in an error message
+_JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+
+
+def _json_chunks(pd: Any, feed: _LineFeed, size: int) -> Iterator[Any]:
+    """JSON Lines chunks: each line parsed by the json module, each object a row (its values
+    as JSON says: ``true`` a boolean, ``1`` an integer)."""
+    import json
+
+    entries: list[tuple[str | None, Any]] = []
+    start = 0
+    yielded = False
+    while True:
+        line = feed.start()
+        try:
+            text = next(feed)
+        except StopIteration:
+            break
+        if not text.strip():
+            continue
+        if feed.bad is not None:
+            entries.append((feed.bad, None))
+        else:
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as err:
+                entries.append((f"line {line}: not JSON: {err.msg} (column {err.colno})", None))
+            except (ValueError, RecursionError) as err:  # a number too long, nesting too deep
+                detail = str(err).strip() or type(err).__name__
+                entries.append((f"line {line}: not JSON: {detail}", None))
+            else:
+                if isinstance(value, dict):
+                    entries.append((None, value))
+                else:
+                    found = _JSON_KINDS.get(type(value), "a number")
+                    entries.append((f"line {line}: expected a JSON object, found {found}", None))
+        if len(entries) >= size:
+            yield _json_frame(pd, entries, start)
+            yielded = True
+            start += len(entries)
+            entries = []
+    if entries or not yielded:
+        yield _json_frame(pd, entries, start)
+
+
+def _json_frame(pd: Any, entries: list[tuple[str | None, Any]], start: int) -> Any:
+    good = [k for k, (error, _) in enumerate(entries) if error is None]
+    frame = pd.DataFrame([entries[k][1] for k in good])
+    return _with_errors(pd, frame, entries, good, start)
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:

@@ -211,14 +211,47 @@ class GBDT(TreeEnsemble):
     # -- the classification function ------------------------------------------------------------
     def _scores_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
         if len(leaves) == 1 and self._terms is not None:  # one row: the same sums, fewer steps
-            table, offset = self._terms
-            index = np.concatenate(([0], leaves[0] + offset))
-            total = np.add.accumulate(table[index], axis=0)[-1:].astype(np.float64)
+            rounds = self._rounds()
+            if rounds is not None:
+                values, first, offset = rounds
+                index = np.concatenate((first, leaves[0] + offset))
+                summed = np.add.accumulate(values[index].reshape(-1, len(first)), axis=0)
+            else:
+                table, offset = self._terms
+                index = np.concatenate(([0], leaves[0] + offset))
+                summed = np.add.accumulate(table[index], axis=0)
+            total = summed[-1:].astype(np.float64)
         else:
             total = self._sum_in_order(leaves)  # in self._sum_dtype, tree by tree
         if self.average:
             total /= self.trees_per_score
         return total
+
+    def _rounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """When tree ``t`` adds to score ``t % n_scores`` only (a multi-class model's boosting
+        rounds, one tree per class each), each node's one value (the base scores first), the
+        base scores' places and each tree's offset in that table: one row's score ``k`` is
+        ``base[k]`` plus its trees' values in order, the zeros of the other trees left out
+        (adding ``0.0`` changes no sum but ``-0.0``, which decides alike); else None.
+        Built from :meth:`_sum_in_order`'s table on first use."""
+        found = self.__dict__.get("_round_table", False)
+        if found is False:
+            found = None
+            k = self.n_scores
+            assert self._terms is not None
+            table, offset = self._terms
+            if k > 1 and len(self.trees) % k == 0:
+                column = np.repeat(
+                    np.arange(len(self.trees)) % k, np.diff(offset, append=len(table))
+                )
+                rows = np.arange(len(column))
+                nodes = table[1:].copy()
+                values = np.concatenate((table[0], nodes[rows, column]))
+                nodes[rows, column] = 0
+                if not nodes.any():
+                    found = (values, np.arange(k), offset + k - 1)
+            self._round_table = found
+        return found  # type: ignore[no-any-return]
 
     def _decide(self, scores: np.ndarray) -> np.ndarray:
         if self._decision == "threshold":

@@ -181,6 +181,45 @@ def ensemble_oracle(
     )
 
 
+def random_tree(rng: np.random.Generator, sizes: Sequence[int], leaf: Any, depth: int = 3) -> Any:
+    """A random :class:`~xpg.models.ensemble_tree.EnsembleTree` over integer features of
+    ``sizes`` cells (thresholds between cells, at most ``depth`` splits deep), each leaf's
+    value row drawn by ``leaf(rng)``.
+
+    >>> tree = random_tree(np.random.default_rng(0), [3, 2], lambda rng: [1.0, 0.0])
+    >>> tree.value.shape[1], bool((tree.left >= 0).any())
+    (2, True)
+    """
+    from xpg.models.ensemble_tree import EnsembleTree
+
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[list[float]] = []
+
+    def grow(level: int) -> int:
+        k = len(feature)
+        feature.append(-1)
+        threshold.append(0.0)
+        left.append(-1)
+        right.append(-1)
+        value.append([])
+        if level < depth and rng.random() < 0.8:
+            j = int(rng.integers(len(sizes)))
+            feature[k], threshold[k] = j, float(rng.integers(0, sizes[j] - 1)) + 0.5
+            left[k] = grow(level + 1)
+            right[k] = grow(level + 1)
+        else:
+            value[k] = list(leaf(rng))
+        return k
+
+    grow(0)
+    width = max(len(v) for v in value)
+    rows = [v or [0.0] * width for v in value]
+    return EnsembleTree(*(np.array(a) for a in (feature, threshold, left, right, rows)))
+
+
 __all__ = [
     "ENSEMBLE_KINDS",
     "SMALL_ENSEMBLE_KINDS",
@@ -188,4 +227,5 @@ __all__ = [
     "ensemble_oracle",
     "random_sklearn_ensemble",
     "random_small_ensemble",
+    "random_tree",
 ]

@@ -19,40 +19,20 @@ from xpg.explain.ensemble.oracle import EnsembleOracle
 from xpg.explain.ensemble.quick import QuickOracle
 from xpg.explain.ensemble.space import CellSpace
 from xpg.explain.ensemble.vote import Vote, vote_part
-from xpg.models.ensemble_tree import EnsembleTree
 from xpg.models.gbdt import GBDT
 from xpg.testing import domain_values
-from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
+from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble, random_tree
 from xpg.testing.oracle import Oracle
 
 
 def _tree(rng: np.random.Generator, sizes: list[int], n_scores: int, column: int, dyadic: bool):
-    feature: list[int] = []
-    threshold: list[float] = []
-    left: list[int] = []
-    right: list[int] = []
-    value: list[list[float]] = []
+    def leaf(rng: np.random.Generator) -> list[float]:
+        row = [0.0] * n_scores
+        v = rng.integers(-8, 9) / 8 if dyadic else rng.normal()
+        row[column] = float(np.float32(v))
+        return row
 
-    def grow(depth: int) -> int:
-        k = len(feature)
-        feature.append(-1)
-        threshold.append(0.0)
-        left.append(-1)
-        right.append(-1)
-        value.append([0.0] * n_scores)
-        if depth < 3 and rng.random() < 0.8:
-            j = int(rng.integers(len(sizes)))
-            feature[k], threshold[k] = j, float(rng.integers(0, sizes[j] - 1)) + 0.5
-            left[k] = grow(depth + 1)
-            right[k] = grow(depth + 1)
-        else:
-            v = rng.integers(-8, 9) / 8 if dyadic else rng.normal()
-            value[k][column] = float(np.float32(v))
-        return k
-
-    grow(0)
-    arrays = (feature, threshold, left, right, value)
-    return EnsembleTree(*(np.array(a) for a in arrays))
+    return random_tree(rng, sizes, leaf)
 
 
 def _gbdt(seed: int, decision: str) -> GBDT:

@@ -86,13 +86,16 @@ class QuickOracle(SolverOwner, CellOracle):
         self.prediction = int(self.model.classes_of_scores(scores)[0])
         self.prediction_label = self.model.classes[self.prediction]
         part = self._part = vote_part(space.layout, self.prediction)
-        # may_beat as one comparison: ``> 0`` (strict), ``>= 0`` or ``>= -2 eps`` exactly
-        if part.eps == 0.0:
-            self._beat = np.where(part.strict, 0.0, -5e-324)
-        else:
-            self._beat = np.full(len(part.const), np.nextafter(-2 * part.eps, -np.inf))
+        self._beat = part.beat  # may_beat as one comparison
         self._mark = np.zeros(len(table.node) + 1, dtype=bool)  # reach, False past the end
         self._pad, self._u_pad = padded(space.layout, self.prediction)
+        self._pairs = pair_leaves(space.layout, self.prediction)
+        self._entries = pair_entries(space.layout, self.prediction)
+        #: per class the prediction may lose to and tree, the ``u`` of the instance's leaf
+        if len(self._own) == len(table.starts):
+            self._own_u = part.u[:, self._own]
+        else:  # not one leaf a tree (never seen): the best of the instance's leaves
+            self._own_u = self.tops(np.asarray(inside.all(axis=0)))
 
     # -- the full oracle ---------------------------------------------------------------------------
     @property
@@ -187,12 +190,14 @@ class QuickOracle(SolverOwner, CellOracle):
         return np.where(mark, self._u_pad, -np.inf).max(axis=1)  # type: ignore[no-any-return]
 
     def raised(self, top: np.ndarray, new: np.ndarray) -> np.ndarray:
-        """:meth:`tops` of a reach grown by the leaves ``new``, from ``top``, that of the
-        reach before."""
-        if not len(new):
+        """:meth:`tops` of a reach grown by the leaves ``new`` marks, from ``top``, that of
+        the reach before (only the trees whose leaves score unalike can change)."""
+        leaf, flat, u = self._entries
+        sel = np.flatnonzero(new[leaf])
+        if not len(sel):
             return top
         top = top.copy()
-        np.maximum.at(top, (slice(None), self._table.tree[new]), self._part.u[:, new])  # type: ignore[arg-type]
+        np.maximum.at(top.reshape(-1), flat[sel], u[sel])
         return top
 
     def may_beat(self, bounds: np.ndarray) -> np.ndarray:
@@ -228,8 +233,9 @@ class QuickOracle(SolverOwner, CellOracle):
             top = self.tops(count == 0)
             bound = top.sum(axis=1) + part.const
         one = np.flatnonzero(count == 1)
-        totals = np.repeat(bound[:, None], len(fixed), axis=1)
-        if len(one):
+        if not len(one):
+            totals = np.repeat(bound[:, None], len(fixed), axis=1)
+        else:
             trees = table.tree[one]
             key = dis[one].argmax(axis=1) * len(top[0]) + trees
             order = np.argsort(key, kind="stable")
@@ -249,32 +255,56 @@ class QuickOracle(SolverOwner, CellOracle):
         self._lead = (ordered, int(alone.argmin()) if not alone.all() else len(ordered))
         return ordered
 
-    def point_witness(self, reach: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
+    def point_witness(
+        self, reach: np.ndarray, bounds: np.ndarray, top: np.ndarray
+    ) -> np.ndarray | None:
         """For each class the bound leaves open, best bound first: when the trees' best
-        leaves among ``reach`` share a point, that point (the instance's cell wherever the
-        boxes allow it) if the model's own floats classify it otherwise; else None."""
-        table, inst, pad = self._table, self._inst, self._pad
-        open_pairs = np.flatnonzero(self.may_beat(bounds))
+        leaves among ``reach`` (``top``: per class and tree their ``u``, as :meth:`tops`)
+        share a point, that point (the instance's cell wherever the boxes allow it) if the
+        model's own floats classify it otherwise; else None.  A tree whose best leaf scores
+        no more than the instance's own leaf leaves the point free."""
+        table, inst = self._table, self._inst
+        open_pairs = np.flatnonzero(bounds > self._beat)
         if not len(open_pairs):
             return None
-        mark = self._marked(reach)
+        own = self._own_u
         for q in open_pairs[np.argsort(-bounds[open_pairs], kind="stable")].tolist():
-            u = self._u_pad[q]
-            values = np.where(mark, u, -np.inf)
-            # a tree whose leaves in reach all score alike leaves the point free
-            varies = values.max(axis=0) > np.where(mark, u, np.inf).min(axis=0)
-            best = pad[values[:, varies].argmax(axis=0), varies]
+            leaves, trees, u = self._pairs[q]  # only the trees that score unalike for q
+            at = top[q, trees]
+            best = leaves[(u == at) & (at > own[q, trees]) & reach[leaves]]
             if not len(best):
                 continue  # the instance's own score: no better point
             low, high = table.lo[best].max(axis=0), table.hi[best].min(axis=0)
             if (low >= high).any():
-                continue
+                # two best leaves apart: keep, feature by feature, those of the cell
+                # that keeps the most gain (the others' trees then go free)
+                best, low, high = self._reconciled(q, best)
             cells = np.where((low <= inst) & (inst < high), inst, low)
             if self._table.sets and not self._group_cells(best, cells):
                 continue
             if self.others(cells):
                 return cells
         return None
+
+    def _reconciled(self, q: int, best: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``best`` leaves (of class ``q``'s trees) whose boxes share a point, the others
+        dropped: while two boxes are apart on a feature, only those allowing the cell of
+        it that the largest gain over the instance's leaves allows are kept (the kept ones
+        then agree on that feature for good); with the box they share."""
+        table = self._table
+        gain = self._part.u[q, best] - self._own_u[q, table.tree[best]]
+        los, his = table.lo[best], table.hi[best]
+        while True:
+            low, high = los.max(axis=0), his.min(axis=0)
+            apart = np.flatnonzero(low >= high)
+            if not len(apart):
+                return best, low, high
+            i = int(apart[0])
+            lo, hi = los[:, i], his[:, i]
+            # the cells worth trying: where some box starts (the best of them, the first)
+            allows = (lo <= lo[:, None]) & (lo[:, None] < hi)
+            keep = allows[int(np.argmax(allows @ gain))]
+            best, gain, los, his = best[keep], gain[keep], los[keep], his[keep]
 
     def exhaustive(self, fixed: list[int], reach: np.ndarray) -> bool | None:
         """Can another class win with ``fixed`` fixed (``reach``: the leaves they allow)?
@@ -397,7 +427,7 @@ class QuickDeletion(Deletion):
         self._count = oracle._dis[:, fixed].sum(axis=1)
         if len(fixed) == len(oracle.tested()) and len(oracle._own) == len(oracle._table.starts):
             # every tested feature fixed: each tree's one leaf is the instance's own
-            self._top = oracle._part.u[:, oracle._own]
+            self._top = oracle._own_u
         else:
             self._top = oracle.tops(self._count == 0)
         self._bounds = self._top.sum(axis=1) + self.oracle._part.const
@@ -427,9 +457,11 @@ class QuickDeletion(Deletion):
         const, dis = oracle._part.const, oracle._dis
         low, high, found = 0, most + 1, None
         k = most
+        # per leaf, how many of the first k features of the order exclude it (column k - 1)
+        steps = np.cumsum(dis[:, order[:most]], axis=1)
         while high - low > 1:
-            count = self._count - dis[:, order[:k]].sum(axis=1)
-            top = oracle.raised(self._top, np.flatnonzero((count == 0) & (self._count != 0)))
+            count = self._count - steps[:, k - 1]
+            top = oracle.raised(self._top, (count == 0) & (self._count != 0))
             bounds = top.sum(axis=1) + const
             if oracle.may_beat(bounds).any():
                 high = k
@@ -452,17 +484,16 @@ class QuickDeletion(Deletion):
         part = oracle._part
         excl = oracle.excluded(v)
         count, top, bounds = self._count, self._top, self._bounds
-        new = excl[count[excl] == 1]
-        if len(new):
-            top = oracle.raised(top, new)
-            bounds = top.sum(axis=1) + part.const
-        rest = self.fixed.copy()
-        rest.remove(v)
         trial = count.copy()
         trial[excl] -= 1
+        reach = trial == 0
+        raised = oracle.raised(top, reach & (count != 0))
+        if raised is not top:
+            top, bounds = raised, raised.sum(axis=1) + part.const
+        rest = self.fixed.copy()
+        rest.remove(v)
         if oracle.may_beat(bounds).any():
-            reach = trial == 0
-            if oracle.point_witness(reach, bounds) is not None:
+            if oracle.point_witness(reach, bounds, top) is not None:
                 return []
             decided = oracle.exhaustive(rest, reach)
             if decided is None:
@@ -505,7 +536,57 @@ def padded(layout: CellLayout, prediction: int) -> tuple[np.ndarray, np.ndarray]
         pad = np.where(width[:, None] < counts, start[:-1] + width[:, None], start[-1])
         u = np.concatenate([part.u, np.full((len(part.u), 1), -np.inf)], axis=1)
         found = layout.cache[key] = (pad, u[:, pad])
+        pair_entries(layout, prediction)  # made with the explainer, as this
     return found
+
+
+def pair_leaves(
+    layout: CellLayout, prediction: int
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per class the prediction may lose to, the leaves (ascending), their trees and their
+    ``u`` of only the trees whose leaves do not all have the same ``u`` (the others never
+    decide a point; in a multi-class boosted model, the trees of the two classes compared).
+    Kept in the layout's cache.
+
+    >>> from xpg.models.ensemble_import import ensemble_from_sklearn
+    >>> from xpg.testing.ensembles import random_sklearn_ensemble
+    >>> boosted, features, points = random_sklearn_ensemble(0, "boosted", n_trees=5)
+    >>> layout = CellSpace(ensemble_from_sklearn(boosted, features), list(points[0])).layout
+    >>> [(len(leaves) == len(trees) == len(u)) for leaves, trees, u in pair_leaves(layout, 0)]
+    [True]
+    """
+    key = f"quick-pairs-{prediction}"
+    found = layout.cache.get(key)
+    if found is None:
+        table, part = leaf_table(layout), vote_part(layout, prediction)
+        unalike = np.maximum.reduceat(part.u, table.starts, axis=1) > np.minimum.reduceat(
+            part.u, table.starts, axis=1
+        )
+        found = []
+        for q in range(len(part.u)):
+            leaves = np.flatnonzero(unalike[q, table.tree])
+            found.append((leaves, table.tree[leaves], part.u[q, leaves]))
+        layout.cache[key] = found
+    return found  # type: ignore[no-any-return]
+
+
+def pair_entries(layout: CellLayout, prediction: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(class, leaf)`` pairs of :func:`pair_leaves`, leaf by leaf: each one's leaf, its
+    place in a ``(classes, trees)`` array raveled, and its ``u`` (kept in the layout's
+    cache)."""
+    key = f"quick-entries-{prediction}"
+    found = layout.cache.get(key)
+    if found is None:
+        table = leaf_table(layout)
+        pairs = pair_leaves(layout, prediction)
+        leaf = np.concatenate([leaves for leaves, _, _ in pairs])
+        flat = np.concatenate(
+            [q * len(table.starts) + trees for q, (_, trees, _) in enumerate(pairs)]
+        )
+        u = np.concatenate([u for _, _, u in pairs])
+        order = np.argsort(leaf, kind="stable")
+        found = layout.cache[key] = (leaf[order], flat[order], u[order])
+    return found  # type: ignore[no-any-return]
 
 
 def cell_allowed(layout: CellLayout) -> tuple[np.ndarray, list[int]]:
@@ -544,4 +625,12 @@ def excluding(table: LeafTable, cells: np.ndarray) -> np.ndarray:
     return dis
 
 
-__all__ = ["QuickDeletion", "QuickOracle", "cell_allowed", "excluding", "padded"]
+__all__ = [
+    "QuickDeletion",
+    "QuickOracle",
+    "cell_allowed",
+    "excluding",
+    "padded",
+    "pair_entries",
+    "pair_leaves",
+]

@@ -59,7 +59,7 @@ from xpg.core.graph import DecisionGraph
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidGraphError, InvalidInstanceError, InvalidModelError
 from xpg.models.ensemble import TreeEnsemble
-from xpg.models.ensemble_tree import feature_number
+from xpg.models.ensemble_tree import feature_number, read_by_code
 
 
 class CellLayout:
@@ -115,6 +115,11 @@ class CellLayout:
             else:
                 self._plain_cells(e, sorted(cuts[columns.index(e.name)]))
         self.splits = [self._tree_splits(t) for t in model.trees]
+        #: per feature, its cuts and raw cells when its value is its number, else None
+        self._plain: list[tuple[list[float], list[int]] | None] = [
+            None if isinstance(e, FeatureGroup) or read_by_code(e) else self._raw[i]
+            for i, e in enumerate(self.fspace.entries)
+        ]
         #: what the explanation oracle derives from the layout, by name
         self.cache: dict[str, Any] = {}
 
@@ -167,6 +172,17 @@ class CellLayout:
         assert raw is not None
         cuts, raw_cell = raw
         return raw_cell[bisect.bisect_left(cuts, feature_number(e, value))]
+
+    def cells_of(self, values: Sequence[Any]) -> list[int]:
+        """The cell of each feature holding its value of ``values`` (in feature order), as
+        :meth:`cell_of`."""
+        out = []
+        for i, (plain, value) in enumerate(zip(self._plain, values, strict=True)):
+            if plain is None:
+                out.append(self.cell_of(i, value))
+            else:
+                out.append(plain[1][bisect.bisect_left(plain[0], float(value))])
+        return out
 
     def cell_values(self, i: int, cell: int) -> ValueSet:
         """The values of feature ``i`` that ``cell`` holds: the values between two consecutive
@@ -338,7 +354,7 @@ class CellSpace:
             self.instance = dict(zip(self.names, checker.instance_values(instance), strict=True))
         else:
             self.instance = instance_dict(self.features, instance)
-        self.instance_cell = [layout.cell_of(i, self.instance[n]) for i, n in enumerate(self.names)]
+        self.instance_cell = layout.cells_of([self.instance[n] for n in self.names])
         self._base: np.ndarray | None = None  # the instance's row, made on first need
 
     @property

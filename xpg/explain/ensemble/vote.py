@@ -179,6 +179,9 @@ class VotePart:
         Per pair, its constant as a float.
     strict : ndarray of bool, shape (n_pairs,)
         Per pair, whether its sum must be ``> 0``.
+    beat : ndarray, shape (n_pairs,)
+        Per pair, the number a bound on its sum must exceed for its class to possibly beat
+        the prediction.
     """
 
     def __init__(self, layout: CellLayout, prediction: int) -> None:
@@ -226,6 +229,12 @@ class VotePart:
         self.u = np.stack([pair.u for pair in self.pairs])
         self.const = np.asarray([float(pair.const) for pair in self.pairs])
         self.strict = np.asarray([pair.strict for pair in self.pairs], dtype=bool)
+        #: per pair, a sum bounded by more than this may beat the prediction: ``> 0``
+        #: (strict), ``>= 0`` or ``>= -2 eps`` as one comparison
+        if self.eps == 0.0:
+            self.beat = np.where(self.strict, 0.0, -5e-324)
+        else:
+            self.beat = np.full(len(self.const), np.nextafter(-2 * self.eps, -np.inf))
 
 
 def vote_part(layout: CellLayout, prediction: int) -> VotePart:
