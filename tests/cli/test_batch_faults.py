@@ -232,10 +232,10 @@ def test_parquet_is_written_by_row_groups_in_row_order(
     order (as Dask does): the file still holds the rows in order, in row groups."""
     import pyarrow.parquet as pq
 
-    from xpg.cli import batch
+    from xpg.cli import batch_output
     from xpg.explain import parallel
 
-    monkeypatch.setattr(batch, "PARQUET_ROW_GROUP_ROWS", 64)
+    monkeypatch.setattr(batch_output, "PARQUET_ROW_GROUP_ROWS", 64)
     original = parallel.run_in_process
 
     def shuffled(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -341,13 +341,13 @@ def test_resume_reads_a_large_output_as_a_stream(
 ) -> None:
     """``read_done`` does not read the whole file at once (a 1M-row output is hundreds of MB):
     the same rows when the file is read in small blocks, a torn last line cut off."""
-    from xpg.cli import batch
+    from xpg.cli import batch_output
 
     out = tmp_path / "out.jsonl"
     text = files["whole"].read_text()
     out.write_text(text + text.splitlines(keepends=True)[5][:20])
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("read whole"))
-    done = batch.read_done(out, model_fingerprint(str(files["model"])))
+    done = batch_output.read_done(out, model_fingerprint(str(files["model"])))
     assert len(done.rows) == ROWS and all(r in done.rows for r in range(ROWS))
     assert ROWS not in done.rows and done.errors == 0 and done.duplicates == 0
     assert out.read_text() == text
