@@ -116,6 +116,18 @@ def test_tasks_are_cut_from_the_chunks_as_the_sizer_says(case: Any) -> None:
     assert list(split_tasks(frames, None)) == frames
 
 
+def test_task_sizes_follow_the_recent_tasks() -> None:
+    """The first rows fill the cell cache and are slow; the rows after them are fast: the
+    tasks grow with them (a whole-run average would keep them at about 1,900 rows)."""
+    sizer = TaskSizer(0.25)
+    for _ in range(4):
+        sizer.observe(100, 1.0)
+    assert sizer.rows() == 25
+    for _ in range(TaskSizer.RECENT):
+        sizer.observe(1000, 0.01)
+    assert sizer.rows() == 25_000
+
+
 def test_local_processes_give_the_in_process_records_in_row_order(case: Any) -> None:
     explainer, frames = case
     assert len(frames) > 4

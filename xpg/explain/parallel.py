@@ -58,6 +58,7 @@ import functools
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -163,8 +164,10 @@ def run_in_process(
 
 
 class TaskSizer:
-    """Rows per task so that a task takes about ``seconds``, from the time the rows done so
-    far took (their records' ``"seconds"``): 1 row until a first result is back.
+    """Rows per task so that a task takes about ``seconds``, from the time the rows of the
+    last :attr:`RECENT` tasks took (their records' ``"seconds"``): 1 row until a first
+    result is back.  Recent tasks only: the first rows of a run, which fill the cell cache,
+    cost more than the rows after them, which find their cells there.
 
     >>> sizer = TaskSizer(0.25)
     >>> sizer.rows()
@@ -177,15 +180,22 @@ class TaskSizer:
     12
     """
 
+    #: the tasks whose time sizes the next ones
+    RECENT = 16
+
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self._rows = 0
         self._spent = 0.0
+        self._recent: collections.deque[tuple[int, float]] = collections.deque()
 
     def observe(self, rows: int, seconds: float) -> None:
         """Count a result: ``rows`` rows that took ``seconds`` together."""
-        self._rows += rows
-        self._spent += seconds
+        self._recent.append((rows, seconds))
+        if len(self._recent) > self.RECENT:
+            self._recent.popleft()
+        self._rows = sum(r for r, _ in self._recent)
+        self._spent = sum(s for _, s in self._recent)
 
     def rows(self) -> int:
         """The size of the next task."""
@@ -514,16 +524,18 @@ def _plugin_class() -> type[Any]:
     return ExplainerPlugin
 
 
-def _dask_task(plugin: str, frame: Any, encode: bool) -> Chunk:
-    """A task of :func:`run_dask`, on a worker: the records of ``frame``; a row whose
-    explanation raises (not an :class:`~xpg.errors.XpgError`, which is a record already)
-    gets an error record naming the exception, and the other rows their records."""
+def _dask_task(plugin: str, rows: bytes, encode: bool) -> Chunk:
+    """A task of :func:`run_dask`, on a worker: the records of the frame pickled in
+    ``rows``; a row whose explanation raises (not an :class:`~xpg.errors.XpgError`, which
+    is a record already) gets an error record naming the exception, and the other rows
+    their records."""
     from distributed import get_worker
 
     installed: Any = get_worker().plugins.get(plugin)
     if installed is None:
         raise LookupError(f"the worker has no explainer {plugin}")
     explainer = installed.explainer
+    frame = pickle.loads(rows)
     try:
         return explain(explainer, frame, encode)
     except Exception:
@@ -539,6 +551,36 @@ def _dask_task(plugin: str, frame: Any, encode: bool) -> Chunk:
     return joined(parts, encode)
 
 
+#: the Dask configuration of a ``local:N`` cluster: what serves a dashboard only (the
+#: profiler's samples, the event loop's ticks, the system monitor), or a memory check ten
+#: times a second, would wake each worker's event loop often enough to slow its tasks down
+#: (it takes the GIL from them): rows answered from the cell cache take microseconds
+LOCAL_DASK_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "500ms",
+}
+
+#: seconds a thread of a ``local:N`` worker holds the GIL while another waits for it
+#: (Python's default is 0.005): the task's thread, not the event loop's, is the one that
+#: works, and it was made to hand the GIL over about every 5 ms
+LOCAL_SWITCH_INTERVAL = 0.05
+
+
+@functools.cache
+def _switch_plugin_class() -> type[Any]:
+    """The worker plugin that sets :data:`LOCAL_SWITCH_INTERVAL` on the workers of a
+    ``local:N`` cluster (those its nannies restart included)."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class SwitchIntervalPlugin(WorkerPlugin):  # type: ignore[misc]
+        def setup(self, worker: Any) -> None:
+            sys.setswitchinterval(LOCAL_SWITCH_INTERVAL)
+
+    return SwitchIntervalPlugin
+
+
 @contextlib.contextmanager
 def _sigint_ignored() -> Iterator[None]:
     """SIGINT ignored within the block (in the main thread), so that the processes started
@@ -550,7 +592,8 @@ def _sigint_ignored() -> Iterator[None]:
 
 def dask_client(scheduler: str) -> tuple[Any, Any]:
     """A Dask ``Client`` for ``tcp://HOST:PORT`` (an existing cluster) or ``local:N`` (a new
-    ``LocalCluster`` of ``N`` single-threaded worker processes), and the cluster to close
+    ``LocalCluster`` of ``N`` single-threaded worker processes, made for short tasks: see
+    :data:`LOCAL_DASK_CONFIG` and :data:`LOCAL_SWITCH_INTERVAL`), and the cluster to close
     afterwards (None for an existing one).
 
     Raises
@@ -561,6 +604,7 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
         For a malformed address, or a cluster that cannot be reached.
     """
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError:
         raise MissingExtraError(f"--scheduler needs Dask distributed: {SCALE_EXTRA}") from None
@@ -570,7 +614,9 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
             raise InvalidParameterError(
                 f"scheduler {scheduler!r}: expected local:N with N a positive number of workers"
             )
-        with _sigint_ignored():  # inherited by the workers: Ctrl-C is for this process
+        # inherited by the workers: SIGINT ignored (Ctrl-C is for this process) and the
+        # configuration (LOCAL_DASK_CONFIG)
+        with _sigint_ignored(), dask.config.set(LOCAL_DASK_CONFIG):
             cluster = LocalCluster(
                 n_workers=int(text),
                 threads_per_worker=1,
@@ -581,7 +627,16 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
                 # unresponsive"), and so does cancelling the tasks of an interrupted run
                 silence_logs=logging.ERROR,
             )
-        return Client(cluster), cluster
+        # the records come from the workers straight, not through the scheduler (a cluster
+        # of this machine: every worker can be reached)
+        client = Client(cluster, direct_to_workers=True)
+        try:
+            client.register_plugin(_switch_plugin_class()(), name="xpg-switch-interval")
+        except BaseException:
+            client.close()
+            cluster.close()
+            raise
+        return client, cluster
     if "://" not in scheduler:
         raise InvalidParameterError(
             f"scheduler {scheduler!r}: expected tcp://HOST:PORT (a running 'dask scheduler') "
@@ -660,7 +715,11 @@ class _DaskRun:
                 self.client.unregister_worker_plugin(self.plugin)
 
     def submit(self, frame: Any, group: str | None = None) -> None:
-        future = self.client.submit(_dask_task, self.plugin, frame, self.encode, pure=False)
+        # the frame travels pickled: the scheduler, which unpickles a task's arguments and
+        # pickles them again for its worker, then only copies bytes (a frame's pickling is
+        # what a task's overhead was made of)
+        rows = pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+        future = self.client.submit(_dask_task, self.plugin, rows, self.encode, pure=False)
         self.tasks[future.key] = (_Task(frame, future), group)
 
     def cancel(self) -> None:
