@@ -232,8 +232,8 @@ def test_parquet_is_written_by_row_groups_in_row_order(
     order (as Dask does): the file still holds the rows in order, in row groups."""
     import pyarrow.parquet as pq
 
-    from xpg.cli import batch_output
     from xpg.explain import parallel
+    from xpg.io import batch_output
 
     monkeypatch.setattr(batch_output, "PARQUET_ROW_GROUP_ROWS", 64)
     original = parallel.run_in_process
@@ -341,7 +341,7 @@ def test_resume_reads_a_large_output_as_a_stream(
 ) -> None:
     """``read_done`` does not read the whole file at once (a 1M-row output is hundreds of MB):
     the same rows when the file is read in small blocks, a torn last line cut off."""
-    from xpg.cli import batch_output
+    from xpg.io import batch_output
 
     out = tmp_path / "out.jsonl"
     text = files["whole"].read_text()

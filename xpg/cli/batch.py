@@ -12,7 +12,7 @@ default 10 s for a tree ensemble or decision list too large to compile, none for
 graph; ``0`` or ``none`` lifts either); a line on standard error says how many rows reached it.
 
 JSON Lines are written as rows are done (the parallel routes send a slow model's rows one
-by one) and flushed as :mod:`xpg.cli.batch_output` says.  Ctrl-C (or SIGTERM) stops the run
+by one) and flushed as :mod:`xpg.io.batch_output` says.  Ctrl-C (or SIGTERM) stops the run
 within moments: worker processes are terminated, every row finished so far is written,
 whole lines only, and ``--resume`` continues from there.  Every JSON Lines record ends with
 ``"model"``, the fingerprint of the model file (:func:`model_fingerprint`), which
@@ -27,7 +27,7 @@ that fails before them leaves a previous output as it was.  Workers or a cluster
 end the run with one line on standard error and exit status 2; OUT then holds the rows
 done, in whole lines, and ``--resume`` continues: it reads OUT as a stream, explains again
 the rows whose record is an infrastructure error of an earlier version, and says how many
-records are duplicates (:mod:`xpg.cli.batch_output`).
+records are duplicates (:mod:`xpg.io.batch_output`).
 
 Examples
 --------
@@ -51,7 +51,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from xpg.cli.batch_output import (
+from xpg.cli.common import Terminated, add_command, positive_int, sigterm_raises
+from xpg.errors import (
+    InfrastructureError,
+    InvalidParameterError,
+    OutputError,
+)
+from xpg.io.batch_output import (
     Done,
     JsonLinesFile,
     JsonLinesWriter,
@@ -61,12 +67,6 @@ from xpg.cli.batch_output import (
     WriteFailed,
     parquet_columns,
     read_done,
-)
-from xpg.cli.common import Terminated, add_command, positive_int, sigterm_raises
-from xpg.errors import (
-    InfrastructureError,
-    InvalidParameterError,
-    OutputError,
 )
 
 #: rows per chunk read (and at most per task sent to a worker)
