@@ -29,7 +29,7 @@ from xpg.explain.ensemble import CellSpace, EnsembleOracle
 from xpg.models.ensemble_import import ensemble_from_sklearn
 from xpg.testing import domain_values
 from xpg.testing.ensembles import SMALL_ENSEMBLE_KINDS as ENSEMBLE_KINDS
-from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble
+from xpg.testing.ensembles import ensemble_oracle, one_hot_forest, random_small_ensemble
 
 
 def _family(items):
@@ -362,23 +362,6 @@ def test_deletion_defers_the_questions_only_a_solver_decides() -> None:
     assert deferred > 20
 
 
-def _one_hot_forest(seed: int):
-    """A small forest over two one-hot groups and a boolean, and its groups."""
-    from sklearn.ensemble import RandomForestClassifier
-
-    colour = FeatureGroup.one_hot("colour", ["red", "green", "blue", "grey"])
-    size = FeatureGroup.one_hot("size", ["s", "m", "l"])
-    rng = np.random.default_rng(seed)
-    c, z, a = rng.integers(0, 4, 80), rng.integers(0, 3, 80), rng.integers(0, 2, 80)
-    X = np.column_stack([np.eye(4)[c], np.eye(3)[z], a])
-    y = (rng.normal(size=4)[c] + rng.normal(size=3)[z] + a + rng.normal(0, 0.5, 80)) > 0.5
-    est = RandomForestClassifier(n_estimators=6, max_depth=4, random_state=seed)
-    est.fit(X, y.astype(int))
-    cols = [Feature.boolean(name) for name in (*colour.columns, *size.columns)]
-    model = ensemble_from_sklearn(est, [*cols, Feature.boolean("a")])
-    return model, [colour, size, Feature.boolean("a")], {"colour": "grey", "size": "m", "a": 1}
-
-
 def _spaces():
     """Cell spaces of every small ensemble kind (plain features) and of one-hot groups."""
     for kind in ENSEMBLE_KINDS:
@@ -386,7 +369,7 @@ def _spaces():
             _, _, model, x = _case(seed, kind)
             yield model, CellSpace(model, x)
     for seed in range(5):
-        model, groups, x = _one_hot_forest(seed)
+        model, groups, x = one_hot_forest(seed)
         yield model, CellSpace(model, x, groups)
 
 

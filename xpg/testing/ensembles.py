@@ -181,6 +181,32 @@ def ensemble_oracle(
     )
 
 
+def one_hot_forest(seed: int = 0) -> tuple[Any, list[Any], dict[str, Any]]:
+    """A small scikit-learn forest over two one-hot groups (``colour``, ``size``) and a
+    boolean ``a``, as an xpg model; its groups; and an instance by group.
+
+    >>> model, groups, x = one_hot_forest(0)
+    >>> len(model.trees), len(groups), x["colour"]
+    (6, 3, 'grey')
+    """
+    from sklearn.ensemble import RandomForestClassifier
+
+    from xpg.core.feature_space import FeatureGroup
+    from xpg.models.ensemble_import import ensemble_from_sklearn
+
+    colour = FeatureGroup.one_hot("colour", ["red", "green", "blue", "grey"])
+    size = FeatureGroup.one_hot("size", ["s", "m", "l"])
+    rng = np.random.default_rng(seed)
+    c, z, a = rng.integers(0, 4, 80), rng.integers(0, 3, 80), rng.integers(0, 2, 80)
+    X = np.column_stack([np.eye(4)[c], np.eye(3)[z], a])
+    y = (rng.normal(size=4)[c] + rng.normal(size=3)[z] + a + rng.normal(0, 0.5, 80)) > 0.5
+    est = RandomForestClassifier(n_estimators=6, max_depth=4, random_state=seed)
+    est.fit(X, y.astype(int))
+    cols = [Feature.boolean(name) for name in (*colour.columns, *size.columns)]
+    model = ensemble_from_sklearn(est, [*cols, Feature.boolean("a")])
+    return model, [colour, size, Feature.boolean("a")], {"colour": "grey", "size": "m", "a": 1}
+
+
 def random_tree(rng: np.random.Generator, sizes: Sequence[int], leaf: Any, depth: int = 3) -> Any:
     """A random :class:`~xpg.models.ensemble_tree.EnsembleTree` over integer features of
     ``sizes`` cells (thresholds between cells, at most ``depth`` splits deep), each leaf's
@@ -225,6 +251,7 @@ __all__ = [
     "SMALL_ENSEMBLE_KINDS",
     "EnsembleKind",
     "ensemble_oracle",
+    "one_hot_forest",
     "random_sklearn_ensemble",
     "random_small_ensemble",
     "random_tree",

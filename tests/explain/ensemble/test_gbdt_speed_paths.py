@@ -21,7 +21,12 @@ from xpg.explain.ensemble.space import CellSpace
 from xpg.explain.ensemble.vote import Vote, vote_part
 from xpg.models.gbdt import GBDT
 from xpg.testing import domain_values
-from xpg.testing.ensembles import ensemble_oracle, random_small_ensemble, random_tree
+from xpg.testing.ensembles import (
+    ensemble_oracle,
+    one_hot_forest,
+    random_small_ensemble,
+    random_tree,
+)
 from xpg.testing.oracle import Oracle
 
 
@@ -172,24 +177,9 @@ def test_the_deletion_order_is_the_leaf_searchs() -> None:
 def test_groups_give_an_axp_the_solver_confirms() -> None:
     """One-hot groups (unordered cells): the AXp is sufficient and subset-minimal by the
     solver alone (no shortcut)."""
-    from sklearn.ensemble import RandomForestClassifier
-
-    from xpg.core.feature_space import FeatureGroup
-    from xpg.models.ensemble_import import ensemble_from_sklearn
-
-    colour = FeatureGroup.one_hot("colour", ["red", "green", "blue", "grey"])
-    size = FeatureGroup.one_hot("size", ["s", "m", "l"])
     checked = 0
     for seed in range(8):
-        rng = np.random.default_rng(seed)
-        c, z, a = rng.integers(0, 4, 80), rng.integers(0, 3, 80), rng.integers(0, 2, 80)
-        X = np.column_stack([np.eye(4)[c], np.eye(3)[z], a])
-        y = (rng.normal(size=4)[c] + rng.normal(size=3)[z] + a + rng.normal(0, 0.5, 80)) > 0.5
-        est = RandomForestClassifier(n_estimators=6, max_depth=4, random_state=seed)
-        est.fit(X, y.astype(int))
-        cols = [Feature.boolean(name) for name in (*colour.columns, *size.columns)]
-        model = ensemble_from_sklearn(est, [*cols, Feature.boolean("a")])
-        groups = [colour, size, Feature.boolean("a")]
+        model, groups, _ = one_hot_forest(seed)
         for x in ({"colour": "grey", "size": "m", "a": 1}, {"colour": "red", "size": "s", "a": 0}):
             with Explainer(model, groups=groups).explain(x) as decision:
                 axp = [decision.oracle.index(n) for n in decision.axp()]
