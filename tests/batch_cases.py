@@ -3,6 +3,7 @@ without their ``"seconds"`` (the one field that differs from run to run)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pandas as pd
@@ -29,3 +30,12 @@ def batch_case() -> tuple[BatchExplainer, list[pd.DataFrame]]:
     """A random DAG's batch explainer and its rows in frames of 7."""
     dg = random_decision_graph(3, "dag")
     return BatchExplainer(Explainer(dg), kinds="axp,cxp,features"), frames_of(dg, 7)
+
+
+class KillingExplainer(BatchExplainer):
+    """Kills its worker process on every task holding row 13 (a crash, not an exception)."""
+
+    def explain_chunk(self, frame: Any) -> list[Record]:
+        if 13 in frame.index:
+            os._exit(3)
+        return super().explain_chunk(frame)

@@ -5,13 +5,12 @@ early terminates its workers at once; slow rows travel one per task."""
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from batch_cases import batch_case, strip_seconds
+from batch_cases import KillingExplainer, batch_case, strip_seconds
 
 from xpg.errors import InvalidParameterError, MissingExtraError
 from xpg.explain.batch import BatchExplainer
@@ -31,15 +30,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def case() -> tuple[BatchExplainer, list[pd.DataFrame]]:
     return batch_case()
-
-
-class KillingExplainer(BatchExplainer):
-    """Kills its worker process on the chunk holding row 13 (a crash, not an exception)."""
-
-    def explain_chunk(self, frame: Any) -> list[Record]:
-        if 13 in frame.index:
-            os._exit(3)
-        return super().explain_chunk(frame)
 
 
 class HangingExplainer(BatchExplainer):

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from batch_cases import batch_case, frames_of, strip_seconds
+from batch_cases import KillingExplainer, batch_case, frames_of, strip_seconds
 
 from xpg.errors import InfrastructureError
 from xpg.explain.batch import BatchExplainer
@@ -45,15 +45,6 @@ def case() -> tuple[BatchExplainer, list[pd.DataFrame]]:
 
 def _like(cls: type[BatchExplainer], explainer: BatchExplainer) -> BatchExplainer:
     return cls(explainer.explainer, kinds=explainer.kinds)
-
-
-class RowKiller(BatchExplainer):
-    """Kills its worker process on every task holding row 13 (a crash, not an exception)."""
-
-    def explain_chunk(self, frame: Any) -> list[Record]:
-        if 13 in frame.index:
-            os._exit(3)
-        return super().explain_chunk(frame)
 
 
 class ChunkKiller(BatchExplainer):
@@ -116,7 +107,7 @@ def test_a_row_that_kills_its_worker_every_time_gets_its_own_error(case: Any) ->
     """Was: every row of its chunk (7..13) written as an error."""
     explainer, frames = case
     expected = strip_seconds(run_in_process(explainer, frames))
-    got = strip_seconds(run_processes(_like(RowKiller, explainer), frames, 2))
+    got = strip_seconds(run_processes(_like(KillingExplainer, explainer), frames, 2))
     assert [r["row"] for r in got] == [r["row"] for r in expected]
     errors = [r for r in got if "error" in r]
     assert [r["row"] for r in errors] == [13]
