@@ -376,7 +376,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _quiet_dask() -> None:
-    """No more log lines from Dask: the one line said what failed."""
+    """No log lines from Dask in this process: xpg explain says what failed in one line (a
+    scheduler that dies makes the client log tracebacks at INFO level, then one at ERROR
+    level when it closes)."""
     import logging
 
     names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
@@ -420,6 +422,7 @@ def _run(
             encode = kind != "parquet"  # JSON Lines: the workers encode, this process copies
             if args.scheduler is not None:
                 client, cluster = dask_client(args.scheduler)
+                _quiet_dask()
                 results = run_dask(
                     explainer, chunks, client, encode=encode, task_seconds=TASK_SECONDS
                 )
@@ -462,8 +465,6 @@ def _run(
             failure = failure or str(err)
         finally:
             if client is not None:
-                if failure is not None or stopped is not None:
-                    _quiet_dask()  # a scheduler gone: its client's reconnection traceback
                 with contextlib.suppress(Exception):
                     client.close()
             if cluster is not None:
