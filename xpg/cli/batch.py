@@ -348,6 +348,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from xpg.errors import DataNotFoundError
 
         raise DataNotFoundError(f"{args.data}: no such data file")
+    if (args.scheduler or "").startswith("local:"):
+        from xpg.explain.parallel import local_start_method
+
+        local_start_method()  # the workers' server imports its modules while this goes on
     pandas()
     model = read_model(args.model)
     fingerprint = model_fingerprint(args.model)
