@@ -156,9 +156,9 @@ def test_the_ensemble_route_has_a_default_timeout(monkeypatch: pytest.MonkeyPatc
     budgets = []
     enumerate_all = Decision.enumerate
 
-    def spy(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+    def spy(self: Any, limit: Any = None, timeout: Any = None, **options: Any) -> Any:
         budgets.append((limit, timeout))
-        return enumerate_all(self, limit=limit, timeout=timeout)
+        return enumerate_all(self, limit=limit, timeout=timeout, **options)
 
     monkeypatch.setattr(Decision, "enumerate", spy)
     solver.explain_row(0, X[0].tolist())

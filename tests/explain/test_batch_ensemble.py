@@ -167,7 +167,7 @@ def test_ctrl_c_in_a_solver_call_stops_the_batch(monkeypatch: pytest.MonkeyPatch
     explainer = _batch(ensemble_from_sklearn(est, feats), 1)
     row = X[0].tolist()
 
-    def interrupted(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+    def interrupted(self: Any, limit: Any = None, timeout: Any = None, **_: Any) -> Any:
         raise InvalidQueryError("the z3 solver answered unknown: interrupted from keyboard")
 
     monkeypatch.setattr(Decision, "enumerate", interrupted)
@@ -179,14 +179,14 @@ def test_ctrl_c_in_a_solver_call_stops_the_batch(monkeypatch: pytest.MonkeyPatch
 
     error.__module__ = "pysolvers"
 
-    def sat_interrupted(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+    def sat_interrupted(self: Any, limit: Any = None, timeout: Any = None, **_: Any) -> Any:
         raise error("Caught keyboard interrupt")
 
     monkeypatch.setattr(Decision, "enumerate", sat_interrupted)
     with pytest.raises(KeyboardInterrupt):
         explainer.explain_row(0, row)
 
-    def failed(self: Any, limit: Any = None, timeout: Any = None) -> Any:
+    def failed(self: Any, limit: Any = None, timeout: Any = None, **_: Any) -> Any:
         raise InvalidQueryError("the z3 solver answered unknown: max. memory exceeded")
 
     monkeypatch.setattr(Decision, "enumerate", failed)

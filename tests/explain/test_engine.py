@@ -23,7 +23,13 @@ import xpg
 from xpg.core.features import Feature
 from xpg.core.graph import DecisionGraph
 from xpg.core.xpgraph import ExplanationGraph
-from xpg.errors import GraphTooLargeError, InvalidModelError, InvalidQueryError
+from xpg.errors import (
+    GraphTooLargeError,
+    InvalidModelError,
+    InvalidParameterError,
+    InvalidQueryError,
+)
+from xpg.examples import and_graph
 from xpg.explain.decision import Decision, QueryTimeout
 from xpg.explain.engine import Explainer
 from xpg.explain.graph_oracle import GraphOracle
@@ -349,22 +355,36 @@ def test_oracle_routes_time_out_at_zero() -> None:
             assert decision.enumerate().complete
 
 
-def test_oracle_routes_list_axps_first() -> None:
-    """The enumeration over an oracle prefers fixing features, as ``EnsembleExplainer`` and
-    ``DecisionListExplainer`` did: its first explanation is an AXp (a budget of a few
-    explanations lists AXps, as ``xpg explain --limit`` and the benchmarks count them)."""
+def test_oracle_routes_start_with_the_cheap_side() -> None:
+    """A decision list's enumeration prefers fixing features (its first explanation is an
+    AXp, as ``DecisionListExplainer`` did); an ensemble's starts with CXps, which cost a
+    fraction of an AXp there, so that a budget that ends early still returns some (issue 32:
+    ``enumerate(timeout=60)`` returned nothing, or AXps only, where one CXp took 0.5 s)."""
     dl = long_decision_list(20)
     est, feats, X = _small_forest()
-    decisions = [
-        Explainer(dl, route="sat").explain({f.name: 0 for f in dl.features}),
-        Explainer(est, feats).explain(X[0].tolist()),
-        Explainer(est, feats, route="smt").explain(X[0].tolist()),
-    ]
-    for decision in decisions:
-        with decision:
-            assert decision.cxp() is not None  # both kinds exist
-            first = decision.enumerate(limit=1)
-            assert (len(first.axps), len(first.cxps)) == (1, 0), decision.route
+    decisions = {
+        "axp": [Explainer(dl, route="sat").explain({f.name: 0 for f in dl.features})],
+        "cxp": [
+            Explainer(est, feats).explain(X[0].tolist()),
+            Explainer(est, feats, route="smt").explain(X[0].tolist()),
+        ],
+    }
+    for kind, explained in decisions.items():
+        for decision in explained:
+            with decision:
+                assert decision.cxp() is not None  # both kinds exist
+                first = decision.enumerate(limit=1)
+                assert (len(first.axps), len(first.cxps)) == (
+                    (1, 0) if kind == "axp" else (0, 1)
+                ), decision.route
+                # asked for, either kind comes first (xpg explain --kinds axp --limit 1)
+                for asked, counts in (("axp", (1, 0)), ("cxp", (0, 1))):
+                    found = decision.enumerate(limit=1, first=asked)  # type: ignore[arg-type]
+                    assert (len(found.axps), len(found.cxps)) == counts, (asked, decision.route)
+    with pytest.raises(InvalidParameterError, match="first: expected one of 'axp', 'cxp'"):
+        Explainer(and_graph()).explain({"a": 1, "b": 1}).enumerate(
+            first="AXp"  # type: ignore[arg-type]
+        )
 
 
 def test_bad_routes_budgets_and_models_are_refused() -> None:

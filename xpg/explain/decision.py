@@ -202,21 +202,30 @@ class Decision(SolverOwner):
 
     # -- all of them -----------------------------------------------------------------------------
     def enumerate(
-        self, limit: int | None = None, timeout: float | None = None
+        self,
+        limit: int | None = None,
+        timeout: float | None = None,
+        *,
+        first: ExplanationKind | None = None,
     ) -> EnumerationResult:
         """Every AXp and CXp within the budget (MARCO); ``complete`` says whether the lists
-        are whole."""
-        with self.iter_explanations(limit=limit, timeout=timeout) as en:
+        are whole.  ``first``: the kind looked for first (None: the cheaper one for the
+        model, CXps on tree ensembles; see :class:`~xpg.explain.marco.Enumerator`)."""
+        with self.iter_explanations(limit=limit, timeout=timeout, first=first) as en:
             for _ in en:
                 pass
             return en.result()
 
     def iter_explanations(
-        self, limit: int | None = None, timeout: float | None = None
+        self,
+        limit: int | None = None,
+        timeout: float | None = None,
+        *,
+        first: ExplanationKind | None = None,
     ) -> Enumerator:
         """The enumeration as a stream (an :class:`~xpg.explain.marco.Enumerator`, a context
         manager)."""
-        return Enumerator(self.oracle, limit=limit, timeout=timeout)
+        return Enumerator(self.oracle, limit=limit, timeout=timeout, first=first)
 
     # -- membership, classes, smallest -----------------------------------------------------------
     def is_member(

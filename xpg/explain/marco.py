@@ -41,7 +41,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import xpg.core.costs as costs
-from xpg.core.validation import Interval, check_param
+from xpg.core.validation import Interval, Options, check_param
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import SolverClosedError
 from xpg.explain.axp_cxp import delete_to_axp, shrink_weak_cxp
@@ -139,6 +139,12 @@ class Enumerator(SolverOwner):
         that every later SAT call returns at once.
     solver : str
         A python-sat solver name.
+    first : {"axp", "cxp"}, optional
+        The kind the enumeration looks for first (its solver prefers fixing features for
+        ``"axp"``, freeing them for ``"cxp"``); None: the cheaper kind for the oracle
+        (:attr:`~xpg.explain.oracle_abc.Oracle.axps_first`: CXps on tree ensembles, where
+        an AXp's proofs are the hard questions, so that a budget that ends early still
+        returns some).  The kinds alternate as the blocking clauses decide.
 
     After iteration, ``complete`` is True exactly when every explanation was produced;
     ``axp_sets`` and ``cxp_sets`` hold the explanations as feature indices.  The solver is
@@ -155,8 +161,11 @@ class Enumerator(SolverOwner):
         limit: int | None = None,
         timeout: float | None = None,
         solver: str = "m22",
+        first: ExplanationKind | None = None,
     ) -> None:
         self.oracle = as_oracle(target, "Enumerator")
+        first = check_param("first", first, Options(["axp", "cxp"]), None)
+        self._axps_first = self.oracle.axps_first if first is None else first == "axp"
         self.limit = _checked_limit(limit)
         self.timeout = _checked_timeout(timeout)
         self.complete = False
@@ -198,7 +207,7 @@ class Enumerator(SolverOwner):
             if self._tested:  # declare variables 1..max, so that every model mentions them all
                 top = self._tested[-1] + 1
                 solver.add_clause([top, -top])
-                if self.oracle.axps_first:
+                if self._axps_first:
                     solver.set_phases([v + 1 for v in self._tested])
             for clause in self._blocked:
                 solver.add_clause(clause)
@@ -393,10 +402,12 @@ def enumerate_explanations(
     limit: int | None = None,
     timeout: float | None = None,
     solver: str = "m22",
+    first: ExplanationKind | None = None,
 ) -> EnumerationResult:
-    """Every AXp and CXp (within the budget), as an :class:`EnumerationResult`."""
+    """Every AXp and CXp (within the budget), as an :class:`EnumerationResult`; ``first``
+    as for :class:`Enumerator`."""
     oracle = as_oracle(target, "enumerate_explanations")
-    with Enumerator(oracle, limit=limit, timeout=timeout, solver=solver) as en:
+    with Enumerator(oracle, limit=limit, timeout=timeout, solver=solver, first=first) as en:
         for _ in en:
             pass
         return en.result()

@@ -123,6 +123,9 @@ class EnsembleOracle(SolverOwner, CellOracle):
     """
 
     closed_message = "this EnsembleOracle is closed"
+    #: an enumeration starts with CXps: one costs a fraction of an AXp here (an AXp's proofs
+    #: are the hard questions), so that a budget that ends early still returns some
+    axps_first = False
 
     def __init__(
         self,
