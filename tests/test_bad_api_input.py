@@ -204,13 +204,14 @@ def test_every_graph_query_refuses_what_is_not_a_graph() -> None:
 
 
 def test_a_seed_must_be_a_collection_of_features() -> None:
-    """A string seed was read letter by letter (``seed="ab"`` meant features a and b)."""
+    """A string seed was read letter by letter (``seed="ab"`` meant features a and b); it is
+    one feature's name (issue 32; tests/models/test_issue32_defects.py)."""
     import xpg
-    from xpg.errors import InvalidSeedError
+    from xpg.errors import InvalidFeatureError, InvalidSeedError
     from xpg.examples import and_xpg
 
     xg = and_xpg()
-    with pytest.raises(InvalidSeedError, match=r"found 'ab' \(one feature: \['ab'\]\)"):
+    with pytest.raises(InvalidFeatureError, match="unknown feature 'ab'"):
         xpg.find_axp(xg, seed="ab")
     with pytest.raises(InvalidSeedError, match="found 3"):
         xpg.find_cxp(xg, seed=3)  # type: ignore[arg-type]

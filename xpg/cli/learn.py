@@ -53,6 +53,31 @@ def fraction(text: str) -> float:
     return value
 
 
+def max_features(text: str) -> str | int | float:
+    """``--max-features``: sqrt, log2, all, an integer or a fraction in (0, 1] (else a usage
+    error)."""
+    from xpg.errors import InvalidParameterError
+    from xpg.learn.ensemble_params import parse_max_features
+
+    try:
+        return parse_max_features(text)
+    except InvalidParameterError:
+        raise argparse.ArgumentTypeError(
+            f"expected sqrt, log2, all, a positive integer or a fraction in (0, 1], found {text!r}"
+        ) from None
+
+
+def unit_fraction(text: str) -> float:
+    """An option value in (0, 1] (else a usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], found {text!r}")
+    return value
+
+
 def seed(text: str) -> int:
     """An option value that must be a non-negative integer (else a usage error)."""
     try:
@@ -116,12 +141,19 @@ def cmd_learn_tree(args: argparse.Namespace) -> int:
 
 def cmd_learn_ensemble(args: argparse.Namespace) -> int:
     """Handler of ``xpg learn forest`` and ``xpg learn boosted``."""
+    from xpg.learn.ensemble_params import ensemble_params
     from xpg.learn.from_table import learn_ensemble_from_table
 
     kind = args.kind if args.library is None else BOOSTED_LIBRARIES[args.library]
-    params = {"kind": kind, "n_trees": args.trees, "max_depth": args.max_depth}
-    if args.learning_rate is not None:
-        params["learning_rate"] = args.learning_rate
+    own = ensemble_params(  # refused here, before the table is read, when the library lacks one
+        kind,
+        max_features=args.max_features,
+        min_samples_leaf=args.min_samples_leaf,
+        class_weight=args.class_weight,
+        subsample=args.subsample,
+        learning_rate=args.learning_rate,
+    )
+    params = {"kind": kind, "n_trees": args.trees, "max_depth": args.max_depth, **own}
     return _finish_learned(args, _learn(args, learn_ensemble_from_table, **params))
 
 
@@ -286,6 +318,41 @@ def _learner_parser(learners: Any, name: str) -> argparse.ArgumentParser:
     return p
 
 
+def _ensemble_arguments(p: argparse.ArgumentParser, kind: str) -> None:
+    """The estimator parameters ``xpg learn forest|boosted`` pass on, each in the library's
+    own name (:func:`~xpg.learn.ensemble_params.ensemble_params`; refused in one line where the
+    library has none)."""
+    p.add_argument(
+        "--max-features",
+        type=max_features,
+        metavar="sqrt|log2|all|F|N",
+        help="the features tried at each split: sqrt or log2 of their number, all, a "
+        "fraction F in (0, 1] or N of them (XGBoost, LightGBM, hist: F or all); "
+        + ("default sqrt" if kind == "forest" else "default all"),
+    )
+    p.add_argument(
+        "--min-samples-leaf",
+        type=positive_int,
+        metavar="N",
+        help="at least N training rows in a leaf (LightGBM: min_child_samples; "
+        "not XGBoost); the library's default otherwise",
+    )
+    p.add_argument(
+        "--class-weight",
+        choices=("balanced", "none"),  # xpg.learn.ensemble_params.CLASS_WEIGHTS
+        help="balanced: weigh the classes inversely to their frequency "
+        + ("(default none)" if kind == "forest" else "(hist, lightgbm; default none)"),
+    )
+    if kind == "boosted":
+        p.add_argument(
+            "--subsample",
+            type=unit_fraction,
+            metavar="F",
+            help="fit each round on a share F in (0, 1] of the rows (sklearn, xgboost; "
+            "lightgbm: bagging every round); default 1",
+        )
+
+
 def register(subparsers: Any) -> None:
     """Add ``learn`` (``tree``, ``forest``, ``boosted``, ``list``, ``risk-score``) and
     ``import`` to the sub-commands."""
@@ -338,6 +405,7 @@ def register(subparsers: Any) -> None:
         ens = _learner_parser(learners, kind)
         ens.add_argument("--trees", type=positive_int, default=100, metavar="N", help="default 100")
         ens.add_argument("--max-depth", type=positive_int, default=depth, help=f"default {depth}")
+        _ensemble_arguments(ens, kind)
         if kind == "forest":
             ens.add_argument(
                 "--extra-trees",
@@ -347,7 +415,7 @@ def register(subparsers: Any) -> None:
                 default="forest",
                 help="extremely randomised trees (ExtraTreesClassifier)",
             )
-            ens.set_defaults(learning_rate=None, library=None)
+            ens.set_defaults(learning_rate=None, library=None, subsample=None)
         else:
             ens.add_argument(
                 "--learning-rate",

@@ -43,6 +43,7 @@ from xpg.core.feature_space import FeatureGroup, FeatureSpace
 from xpg.core.features import Feature, Literal
 from xpg.core.float32 import float32_cut
 from xpg.core.graph import DecisionGraph
+from xpg.core.library_predict import check_library_predict
 from xpg.errors import InvalidModelError
 from xpg.solvers.smt import SmtModel, postorder
 
@@ -161,6 +162,7 @@ def from_sklearn_tree(
         raise InvalidModelError(
             f"expected a single-output tree, found {estimator.n_outputs_} outputs"
         )
+    check_library_predict(estimator)
     learned = learned_missing_routing(estimator)
     if learned:
         node = learned[0]

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xpg.explain.decision import Decision
-from xpg.explain.engine import Explainer, Route
+from xpg.explain.engine import Explainer, Route, as_model
 
 #: the base class of the old explainers: an explained decision
 OracleExplainer = Decision
@@ -33,6 +33,16 @@ OracleExplainer = Decision
 
 def _warn(old: str, new: str) -> None:
     warnings.warn(f"{old} is deprecated: use {new}", DeprecationWarning, stacklevel=3)
+
+
+def _sat_if_any(model: Any) -> Route:
+    """The route the old classes took by default: the SAT oracle, where the model has one
+    (tree ensembles, decision lists), else the engine's choice (a fitted scikit-learn tree,
+    say, is compiled)."""
+    from xpg.models.decision_list import DecisionList
+    from xpg.models.ensemble import TreeEnsemble
+
+    return "sat" if isinstance(model, (TreeEnsemble, DecisionList)) else "auto"
 
 
 def _adopt(decision: Decision, into: Decision) -> None:
@@ -49,7 +59,8 @@ def _adopt(decision: Decision, into: Decision) -> None:
 
 class EnsembleExplainer(Decision):
     """Deprecated: ``xpg.Explainer(model, route=...).explain(instance)``, where ``route``
-    ``"auto"`` of this class is ``"sat"``."""
+    ``"auto"`` of this class is ``"sat"`` (for a model with a SAT oracle).  ``model``: an xpg
+    model or any trained classifier :func:`xpg.import_model` reads, converted as it does."""
 
     closed_message = "this EnsembleExplainer is closed"
 
@@ -63,14 +74,15 @@ class EnsembleExplainer(Decision):
         shortcuts: bool = True,
     ) -> None:
         _warn("EnsembleExplainer(model, instance)", "xpg.Explainer(model).explain(instance)")
-        chosen: Route = "sat" if route == "auto" else route
+        model = as_model(model)  # a fitted estimator: the xpg model xpg.import_model makes
+        chosen: Route = _sat_if_any(model) if route == "auto" else route
         explainer = Explainer(model, route=chosen, groups=groups, shortcuts=shortcuts)
         _adopt(explainer.explain(instance), self)
 
 
 class DecisionListExplainer(Decision):
     """Deprecated: ``xpg.Explainer(model, route="sat").explain(instance)`` (a decision list
-    over its SAT oracle, never compiled)."""
+    over its SAT oracle, never compiled; a model without one: the engine's route)."""
 
     closed_message = "this DecisionListExplainer is closed"
 
@@ -79,7 +91,8 @@ class DecisionListExplainer(Decision):
             "DecisionListExplainer(model, instance)",
             'xpg.Explainer(model, route="sat").explain(instance)',
         )
-        _adopt(Explainer(model, route="sat").explain(instance), self)
+        model = as_model(model)
+        _adopt(Explainer(model, route=_sat_if_any(model)).explain(instance), self)
 
 
 __all__ = ["DecisionListExplainer", "EnsembleExplainer", "OracleExplainer"]

@@ -208,9 +208,12 @@ def as_model(model: Any, features: Sequence[Any] | None = None) -> Any:
     InvalidModelError
         For anything else, saying what is accepted.
     """
+    from xpg.core.library_predict import library_class
     from xpg.errors import InvalidModelError
 
-    library, name = (type(model).__module__ or "").split(".")[0], type(model).__name__
+    # a subclass is read as its library's class (and refused there if it predicts otherwise)
+    known = library_class(model) or type(model)
+    library, name = (known.__module__ or "").split(".")[0], known.__name__
     if library == "sklearn" and name in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
         from xpg.compile.sklearn_tree import from_sklearn_tree
 

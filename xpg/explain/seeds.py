@@ -4,6 +4,8 @@ Examples
 --------
 >>> seed_indices(lambda f: feature_index(["a", "b", "c"], f), ["c", 0])
 [0, 2]
+>>> seed_indices(lambda f: feature_index(["a", "ab"], f), "ab")  # one name, not its letters
+[1]
 >>> feature_index(["a", "b"], "z")
 Traceback (most recent call last):
 ...
@@ -18,8 +20,8 @@ from typing import Any
 
 from xpg.errors import InvalidFeatureError, InvalidSeedError
 
-#: a seed: feature names or indices, or None (every feature)
-Seed = Iterable[str] | Iterable[int] | None
+#: a seed: feature names or indices, one feature's name, or None (every feature)
+Seed = str | Iterable[str] | Iterable[int] | None
 
 
 def feature_index(names: Sequence[str], feature: Any) -> int:
@@ -46,17 +48,22 @@ def feature_index(names: Sequence[str], feature: Any) -> int:
 def seed_indices(index: Callable[[Any], int], seed: Any) -> list[int]:
     """The sorted indices of a seed's features (``index``: a feature's index, checked).
 
+    A string is one feature's name (``"age"`` is ``["age"]``), never read letter by letter.
+
     Raises
     ------
     InvalidSeedError
-        When the seed is not a collection (a lone name is a common slip: ``["a"]`` was meant).
+        When the seed is neither a name nor a collection of names or indices.
     InvalidFeatureError
         For an unknown feature.
     """
-    if isinstance(seed, (str, bytes)) or not isinstance(seed, Iterable):
-        hint = f" (one feature: [{seed!r}])" if isinstance(seed, str) else ""
+    if isinstance(seed, str):
+        return [index(seed)]
+    if isinstance(seed, bytes) or not isinstance(seed, Iterable):
+        hint = f" (one feature: [{seed!r}])" if isinstance(seed, Integral) else ""
         raise InvalidSeedError(
-            f"seed: expected a collection of feature names or indices, found {seed!r}{hint}"
+            "seed: expected a feature name or a collection of feature names or indices, "
+            f"found {seed!r}{hint}"
         )
     return sorted({index(f) for f in seed})
 

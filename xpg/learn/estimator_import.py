@@ -161,16 +161,21 @@ def _first_line(err: BaseException) -> str:
 
 
 def check_estimator(estimator: Any, where: str = "estimator") -> Any:
-    """``estimator`` when it is a fitted single-output classifier of :data:`ESTIMATOR_CLASSES`."""
+    """``estimator`` when it is a fitted single-output classifier of :data:`ESTIMATOR_CLASSES`
+    that predicts as its class does (a subclass overriding ``predict`` is refused:
+    :func:`~xpg.core.library_predict.check_library_predict`)."""
     import importlib
+
+    from xpg.core.library_predict import check_library_predict
 
     classes = tuple(getattr(importlib.import_module(m), c) for m, c in ESTIMATOR_CLASSES)
     if not isinstance(estimator, classes):
         kind = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
         names = ", ".join(c for _, c in ESTIMATOR_CLASSES)
         raise InvalidModelError(f"{where}: expected one of {names}, found {kind}")
+    check_library_predict(estimator)
     name = type(estimator).__name__
-    fitted = "tree_" if name == "DecisionTreeClassifier" else "estimators_"
+    fitted = "tree_" if isinstance(estimator, classes[0]) else "estimators_"
     if getattr(estimator, fitted, None) is None:
         raise InvalidModelError(f"{where}: the {name} is not fitted")
     if getattr(estimator, "n_outputs_", 1) != 1:
@@ -367,10 +372,12 @@ def import_sklearn_model(source: Any, **options: Any) -> Any:
     >>> forest.json_type, len(forest.trees), forest.predict({"x0": 1.0})
     ('forest', 3, 1)
     """
+    from sklearn.tree import DecisionTreeClassifier
+
     from xpg.models.ensemble_import import ensemble_from_sklearn
     from xpg.models.tree import tree_from_sklearn
 
     estimator, declared = _estimator_and_features(source, **options)
-    if type(estimator).__name__ == "DecisionTreeClassifier":
+    if isinstance(estimator, DecisionTreeClassifier):
         return tree_from_sklearn(estimator, declared)
     return ensemble_from_sklearn(estimator, declared)

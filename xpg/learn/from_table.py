@@ -684,7 +684,9 @@ def learn_ensemble_from_table(
         ``LGBMClassifier`` (the last two need their extras).
     n_trees, max_depth, seed, **params
         ``n_estimators``, ``max_depth``, ``random_state`` and other parameters of the estimator
-        (``learning_rate`` for boosting, say).
+        in its library's names (``learning_rate`` for boosting, say;
+        :func:`~xpg.learn.ensemble_params.ensemble_params` names the common ones); those
+        given are reported as the fitted estimator holds them (``report.details``).
     test_size, missing
         As for :func:`learn_tree_from_table`.
 
@@ -743,6 +745,10 @@ def learn_ensemble_from_table(
     model = import_model(est, data.features)
     if kind == "xgboost":  # the same trees, with the table's class labels
         model = type(model).from_json_body(model.to_json_body(), list(model.features), labels)
+    # the parameters asked for, as the fitted estimator holds them
+    own = est.get_params()
+    asked = {k: _plain(own[k]) for k in params if k in own}
+    shown = ", ".join(f"{k}={'none' if v is None else v}" for k, v in asked.items())
     report = _report(
         model.json_type,
         model,
@@ -752,6 +758,8 @@ def learn_ensemble_from_table(
         stratified,
         {"trees": len(model.trees), "nodes": model.n_nodes, "depth": model.max_depth},
         set(model.tested_features()),
+        {"parameters": asked} if asked else None,
+        (f"parameters: {shown}",) if asked else (),
     )
     return Learned(model, report, data, train, test, est)
 

@@ -165,8 +165,13 @@ def _import_object(
     features_from: Any,
     target: str | None,
 ) -> Any:
-    module = type(estimator).__module__.split(".")[0]
-    name = type(estimator).__name__
+    from xpg.core.library_predict import library_class
+
+    # a subclass is read as its library's class: each reader then refuses one that overrides
+    # how it predicts (xpg.core.library_predict)
+    base = library_class(estimator)
+    module = "" if base is None else base.__module__.split(".")[0]
+    name = type(estimator).__name__ if base is None else base.__name__
     if module in ("xgboost", "lightgbm"):
         reader = _file_reader(module)
         if features_from is None:
@@ -195,9 +200,11 @@ def _import_object(
         return read_hist_gradient_boosting(
             estimator, None if features is None else _as_features(features)
         )
+    from xpg.core.library_predict import check_library_predict
     from xpg.learn.estimator_import import check_estimator, import_sklearn_model
 
     check_estimator(estimator)
+    check_library_predict(estimator)
     declared: list[Feature] | None = None
     if features_from is not None:
         declared = features_from_table(estimator, features_from, target)

@@ -30,6 +30,7 @@ import numpy as np
 from xpg.compile.sklearn_tree import learned_missing_routing
 from xpg.core.features import Feature
 from xpg.core.float32 import float32_cut
+from xpg.core.library_predict import check_library_predict
 from xpg.errors import InvalidModelError
 from xpg.models.ensemble import BoostedTrees, Forest, TreeEnsemble
 from xpg.models.ensemble_tree import EnsembleTree
@@ -104,7 +105,9 @@ def ensemble_from_sklearn(
     ------
     InvalidModelError
         Another estimator, an unfitted one, several outputs, NaN routing learned from missing
-        values, another loss or initial estimator, features that do not fit the columns.
+        values, another loss or initial estimator, features that do not fit the columns; a
+        subclass overriding how it predicts
+        (:func:`~xpg.core.library_predict.check_library_predict`).
 
     Examples
     --------
@@ -129,6 +132,7 @@ def ensemble_from_sklearn(
             "expected a RandomForestClassifier, ExtraTreesClassifier or "
             f"GradientBoostingClassifier, found {kind}"
         )
+    check_library_predict(estimator)
     name = type(estimator).__name__
     if not hasattr(estimator, "estimators_"):
         raise InvalidModelError(f"the {name} is not fitted")
@@ -141,6 +145,8 @@ def ensemble_from_sklearn(
     if isinstance(estimator, GradientBoostingClassifier):
         return _boosted(estimator, feats, classes)
     trees = list(estimator.estimators_)
+    for tree in {type(e): e for e in trees}.values():  # a forest's vote asks each tree
+        check_library_predict(tree, where=f"{name}: the tree class {type(tree).__name__}")
     _check_no_nan_routing(trees, name)
     k = len(classes)
     arrays = [_tree_arrays(e, np.asarray(e.tree_.value[:, 0, :k], dtype=np.float64)) for e in trees]

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from xpg.core.features import Feature
+from xpg.core.library_predict import check_library_predict
 from xpg.errors import InvalidModelError, UnsupportedModelError
 from xpg.models.ensemble_tree import EnsembleTree, feature_number
 from xpg.models.gbdt import GBDT, SetSplit, set_split_subtree
@@ -139,6 +140,7 @@ def _checked(estimator: Any) -> None:
         )
     if not isinstance(estimator, HistGradientBoostingClassifier):
         raise InvalidModelError(f"expected a HistGradientBoostingClassifier, found {kind}")
+    check_library_predict(estimator)
     if not getattr(estimator, "_predictors", None):
         raise InvalidModelError("the HistGradientBoostingClassifier is not fitted")
     if estimator.loss != "log_loss":

@@ -684,12 +684,15 @@ def _text_of(source: Any) -> tuple[str, str, list[Any] | None]:
         except OSError as err:
             raise InvalidModelError(f"{path}: cannot read the model file: {err.strerror}") from None
         return _decoded(data, path), path, None
-    module = type(source).__module__.split(".")[0]
-    if module == "lightgbm":
+    from xpg.core.library_predict import check_library_predict, library_class
+
+    base = library_class(source)  # a subclass too: then refused if it predicts otherwise
+    if base is not None and base.__module__.split(".")[0] == "lightgbm":
+        check_library_predict(source)
         booster = source
         classes = None
         if hasattr(source, "booster_") or hasattr(source, "fit"):
-            name = type(source).__name__
+            name = base.__name__
             if name != "LGBMClassifier":
                 raise UnsupportedModelError(
                     f"expected an LGBMClassifier or a Booster, found {name} (not a classifier)"

@@ -45,6 +45,7 @@ import numpy as np
 
 from xpg.core.features import Feature
 from xpg.core.float32 import float32_cut
+from xpg.core.library_predict import check_library_predict, library_class
 from xpg.errors import InvalidModelError, UnsupportedModelError
 from xpg.models.ensemble import BoostedTrees, Forest, TreeEnsemble
 from xpg.models.ensemble_tree import EnsembleTree, feature_number
@@ -77,6 +78,7 @@ def _steps(pipeline: Any) -> tuple[Any, Any]:
 
     if not isinstance(pipeline, Pipeline):
         raise InvalidModelError(f"expected a scikit-learn Pipeline, found {_kind(pipeline)}")
+    check_library_predict(pipeline)
     steps = [(n, s) for n, s in pipeline.steps if s is not None and s != "passthrough"]
     if not steps:
         raise InvalidModelError("the pipeline has no steps")
@@ -91,6 +93,8 @@ def _steps(pipeline: Any) -> tuple[Any, Any]:
                 f"found {_kind(step)}"
             )
     ct = steps[0][1] if len(steps) == 2 else None
+    if ct is not None:  # what predict computes the final estimator's input with
+        check_library_predict(ct, ("transform",), f"pipeline step {steps[0][0]!r}")
     return ct, steps[-1]
 
 
@@ -161,6 +165,7 @@ def _layout(ct: Any, declared: dict[str, Feature]) -> tuple[list[Feature], Layou
                 f"ColumnTransformer step {name!r}: expected OneHotEncoder, OrdinalEncoder, "
                 f"'passthrough' or 'drop', found {_kind(trans)}"
             )
+        check_library_predict(trans, ("transform",), f"ColumnTransformer step {name!r}")
         widths = (
             list(trans._n_features_outs) if isinstance(trans, OneHotEncoder) else [1] * len(inputs)
         )
@@ -201,7 +206,8 @@ def _tree_model(est: Any) -> TreeEnsemble:
     )
     from sklearn.tree import DecisionTreeClassifier
 
-    module = type(est).__module__.split(".")[0]
+    base = library_class(est)  # a subclass is read as its library's class, if it predicts so
+    module = "" if base is None else base.__module__.split(".")[0]
     if is_regressor(est):
         raise UnsupportedModelError(
             f"pipeline: expected a tree classifier last, found the regressor {_kind(est)}"
@@ -235,6 +241,7 @@ def _one_tree_forest(est: Any) -> Forest:
     largest leaf value, as the forest's vote)."""
     from xpg.compile.sklearn_tree import learned_missing_routing
 
+    check_library_predict(est)
     if getattr(est, "tree_", None) is None:
         raise InvalidModelError("the DecisionTreeClassifier is not fitted")
     if est.n_outputs_ != 1:

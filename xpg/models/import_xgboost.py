@@ -277,6 +277,9 @@ def read_xgboost(source: Any, features: Sequence[Feature | str] | None = None) -
 
 def _from_object(obj: Any) -> tuple[Any, list[Any] | None, int | None, Any]:
     """The booster of an XGBoost object, the classes, the best iteration and ``missing``."""
+    from xpg.core.library_predict import check_library_predict
+
+    check_library_predict(obj)
     if hasattr(obj, "get_booster") and hasattr(obj, "classes_"):
         classes = np.asarray(obj.classes_).tolist()
         booster = obj.get_booster()

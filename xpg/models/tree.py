@@ -456,5 +456,10 @@ def tree_from_sklearn(
     estimator: Any, features: Sequence[Any] | None = None, classes: Sequence[Any] | None = None
 ) -> DecisionTree:
     """A scikit-learn tree as a :class:`DecisionTree` over the features (exact, see
-    :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`), e.g. to save it as JSON."""
+    :func:`~xpg.compile.sklearn_tree.from_sklearn_tree`), e.g. to save it as JSON; a
+    subclass overriding how it predicts is refused
+    (:func:`~xpg.core.library_predict.check_library_predict`)."""
+    from xpg.core.library_predict import check_library_predict
+
+    check_library_predict(estimator)
     return DecisionTree.from_decision_graph(from_sklearn_tree(estimator, features, classes))
