@@ -41,6 +41,8 @@ README = REPO_ROOT / "README.md"
 #: the README's two commands (run the main job; run the tests): contracts, kept word for word
 RUN_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/xpg demo"
 TEST_COMMAND = (
+    "(command -v chromium >/dev/null || apt-get install -y -qq chromium || "
+    "(apt-get update -qq && apt-get install -y -qq chromium)); "
     "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
     ".venv/bin/python -m pytest -n 2"
 )
@@ -319,6 +321,8 @@ def test_ci_fails_when_a_step_fails_or_no_test_ran(
         "chmod +x .venv/bin/pip .venv/bin/python\n"
     )
     (fake_bin / "python3").chmod(0o755)
+    (fake_bin / "chromium").write_text("#!/bin/sh\nexit 0\n")  # present: nothing installed
+    (fake_bin / "chromium").chmod(0o755)
     env = {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
     proc = subprocess.run(["bash", str(tmp_path / ".ci" / "run")], env=env, check=False)
     assert proc.returncode == (pip or pytest_status)
