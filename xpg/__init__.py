@@ -94,7 +94,9 @@ if TYPE_CHECKING:  # the lazily re-exported names, for type checkers
         tree_axps,
         tree_cxps,
     )
+    from xpg.explain.attribution import FeatureAttribution, feature_attribution
     from xpg.explain.ensemble import EnsembleExplainer
+    from xpg.explain.inflate import InflatedExplanation, inflate
     from xpg.io import (
         format_xpg,
         load_model,
@@ -157,6 +159,10 @@ _LAZY: dict[str, str] = {
     "from_sklearn_tree": "xpg.compile",
     "tree_from_sklearn": "xpg.models",
     "EnsembleExplainer": "xpg.explain.ensemble",
+    "FeatureAttribution": "xpg.explain.attribution",
+    "feature_attribution": "xpg.explain.attribution",
+    "InflatedExplanation": "xpg.explain.inflate",
+    "inflate": "xpg.explain.inflate",
     "Decision": "xpg.explain",
     "Explainer": "xpg.explain",
     "Oracle": "xpg.explain",
@@ -238,11 +244,13 @@ __all__ = [
     "Explanation",
     "ExplanationGraph",
     "Feature",
+    "FeatureAttribution",
     "FeatureClassification",
     "FeatureGroup",
     "Oracle",
     "QueryTimeout",
     "FeatureSpace",
+    "InflatedExplanation",
     "InvalidFeatureError",
     "InvalidGraphError",
     "InvalidInstanceError",
@@ -282,6 +290,7 @@ __all__ = [
     "ensemble_from_sklearn",
     "enumerate_explanations",
     "explain_many",
+    "feature_attribution",
     "find_axp",
     "find_cxp",
     "format_xpg",
@@ -289,6 +298,7 @@ __all__ = [
     "from_sklearn_tree",
     "import_model",
     "import_sklearn_tree",
+    "inflate",
     "is_member",
     "is_weak_axp",
     "is_weak_cxp",

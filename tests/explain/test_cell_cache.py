@@ -83,7 +83,7 @@ def test_random_graphs_same_records_with_and_without_the_cache(kind: str) -> Non
         dg = random_decision_graph(seed, kind)
         rng = random.Random(seed)
         explainer = Explainer(dg)
-        kinds = rng.choice(["axp,cxp", "axp,cxp,features", "cxp", "features"])
+        kinds = ["axp,cxp", "axp,cxp,features", "cxp", "features", "attribution,cxp"][seed % 5]
         options: dict[str, Any] = {"kinds": kinds, "target": "y", "model_id": "m1"}
         options["limit"] = rng.choice([None, 1, 3])
         cached = BatchExplainer(explainer, **options)
@@ -152,7 +152,8 @@ def test_not_used_where_records_depend_on_the_values() -> None:
     dg = random_decision_graph(1, "tree")
     explainer = Explainer(dg)
     assert applies(BatchExplainer(explainer, kinds="axp,cxp,features"))
-    for options in ({"kinds": "axp,robustness"}, {"kinds": "conditions"}, {"timeout": 5.0}):
+    refused = ({"kinds": "axp,robustness"}, {"kinds": "conditions"}, {"kinds": "inflated"})
+    for options in (*refused, {"timeout": 5.0}):
         assert not applies(BatchExplainer(explainer, **options))  # type: ignore[arg-type]
 
     class Own(BatchExplainer):

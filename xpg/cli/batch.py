@@ -549,7 +549,10 @@ def register(subparsers: Any) -> None:
         "satisfy, each CXp's counterexample and its class), features (necessary/relevant/"
         "irrelevant features), robustness (exact l-infinity distance to another class, with a "
         "counterexample; in Parquet as JSON text; refused where the model's route cannot "
-        "search distances); default axp,cxp",
+        "search distances), attribution (each feature's share of the AXps that contain it, "
+        "formal feature attribution; in Parquet as JSON text), inflated (each AXp's features "
+        "widened to the largest intervals or value sets that keep it an explanation; implies "
+        "axp; in Parquet as JSON text); default axp,cxp",
     )
     p.add_argument(
         "--limit",

@@ -2,7 +2,10 @@
 
 FILE names one decision (:func:`~xpg.cli.common.load_args_target`): a model file's,
 explained by the one explainer whatever its kind, or a ``.xpg`` file's; its route other
-than the graph is named in the answer (``"route"``).
+than the graph is named in the answer (``"route"``).  ``xpg axp --inflate`` also widens the
+AXp found (:mod:`xpg.explain.inflate`): one ``inflated: CONDITION`` line per feature, in the
+sorted order of ``"features"``, and ``"inflated"`` in the JSON, within what ``--timeout``
+leaves.
 
 Examples
 --------
@@ -70,7 +73,37 @@ def _one(args: argparse.Namespace, kind: str) -> tuple[dict[str, Any], str]:
         seconds = time.perf_counter() - start
         if timed_out:
             return _out_of_time(decision, kind, seconds, timeout, default)
-        return _answer(decision, kind, found, seconds)
+        doc, text = _answer(decision, kind, found, seconds)
+        if kind == "axp" and getattr(args, "inflate", False):
+            left = None if timeout is None else max(0.0, timeout - seconds)
+            return _inflated(decision, found, doc, text, (left, timeout, default))
+        return doc, text
+
+
+def _inflated(
+    decision: Decision,
+    found: Any,
+    doc: dict[str, Any],
+    text: str,
+    budget: tuple[float | None, float | None, bool],
+) -> tuple[dict[str, Any], str]:
+    """The answer of ``xpg axp --inflate``: the AXp's features widened, in the sorted order
+    of ``"features"``, within the time ``--timeout`` leaves (``budget``: that time, the
+    budget, whether it was the default)."""
+    from xpg.explain.inflate import inflate_decision
+
+    left, timeout, default = budget
+    names = sorted(found)
+    inflated, timed_out, _ = within_time(
+        lambda t: inflate_decision(decision, names, timeout=t), left
+    )
+    if timed_out or inflated is None:
+        note = _budget_note("the AXp was not inflated", timeout, default)
+        doc.update(inflated=None, timed_out=True, note=note)
+        return doc, f"{text}\n{note}"
+    doc["inflated"] = [f.as_dict() for f in inflated.features]
+    lines = [f"inflated: {f.condition}" for f in inflated.features]
+    return doc, "\n".join([text, *lines])
 
 
 def _budget_note(what: str, timeout: float | None, default: bool) -> str:
@@ -268,6 +301,17 @@ def register(subparsers: Any) -> None:
         kind = name[:2].upper() + name[2:]  # AXp, CXp
         _add_seed_argument(p, kind)
         _add_timeout_argument(p, kind)
+        if name == "axp":
+            p.add_argument(
+                "--inflate",
+                action="store_true",
+                help="also widen each feature of the AXp found to the largest interval (a "
+                "number) or set of values (a category) that keeps it an explanation, each "
+                "given the others: one line 'inflated: CONDITION' per feature; JSON: "
+                '"inflated", [{"feature", "condition", "low", "high", "low_inclusive", '
+                '"high_inclusive"} or {"feature", "condition", "values"}] (a model file; '
+                "within --timeout)",
+            )
     p = add_command(
         subparsers,
         "enum",

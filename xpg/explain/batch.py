@@ -20,7 +20,16 @@ the explanations mean, as ``xpg enum --json`` does: ``"conditions"`` aligned wit
 than enumerating on small trees), and ``"robustness"`` adds
 ``"robustness": {"distance": ..., "counterexample": {...}, "counterexample_class": ...}``
 (:func:`~xpg.explain.exact_robustness.robustness`, as ``xpg robustness --json`` prints it;
-``null`` distance and counterexample when no input is classified otherwise).  A row that
+``null`` distance and counterexample when no input is classified otherwise).
+``"attribution"`` adds ``"attribution": {"FEATURE": share, ...}``, every feature's share of the
+AXps enumerated (0.0 for a feature in none: :mod:`xpg.explain.attribution`), and
+``"attribution_complete"`` (the shares are exact when the enumeration completed);
+``"inflated"`` (which implies ``"axp"``) adds, aligned with ``"axps"``, each AXp inflated
+(:mod:`xpg.explain.inflate`): per feature, in the AXp's order, ``{"feature", "condition",
+"low", "high", "low_inclusive", "high_inclusive"}`` for an interval (``low``/``high`` null
+when unbounded) or ``{"feature", "condition", "values"}`` for a set of values; the
+inflations of a row have a time budget of their own, ``timeout`` seconds, and an AXp not
+inflated within it is ``null`` (the row then has ``"complete": false``).  A row that
 cannot be explained (a missing feature, a value outside its domain, NaN) gives
 ``{"row": 17, "error": "..."}`` and the rows after it are explained as usual.
 
@@ -82,8 +91,19 @@ from xpg.explain.records import (
 )
 
 #: what a record may hold besides the prediction: the explanation lists, the feature classes,
-#: the exact robustness
-KINDS: tuple[str, ...] = ("axp", "cxp", "conditions", "features", "robustness")
+#: the exact robustness, the formal feature attribution, the inflated AXps
+KINDS: tuple[str, ...] = (
+    "axp",
+    "cxp",
+    "conditions",
+    "features",
+    "robustness",
+    "attribution",
+    "inflated",
+)
+
+#: kinds that bring others with them (an inflated AXp is listed in ``"axps"``)
+IMPLIED: dict[str, tuple[str, ...]] = {"inflated": ("axp",)}
 
 
 #: the default budget of each row: explanations (AXps and CXps together)...
@@ -104,10 +124,11 @@ def _is_interrupt(err: BaseException) -> bool:
 
 
 def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
-    """The kinds of a record, checked: ``"axp,cxp"`` or an iterable of names.
+    """The kinds of a record, checked: ``"axp,cxp"`` or an iterable of names (with those
+    they imply, :data:`IMPLIED`).
 
-    >>> parse_kinds("features, axp")
-    ('axp', 'features')
+    >>> parse_kinds("features, axp"), parse_kinds("inflated")
+    (('axp', 'features'), ('axp', 'inflated'))
 
     Raises
     ------
@@ -121,6 +142,7 @@ def parse_kinds(kinds: str | Iterable[str]) -> tuple[str, ...]:
             raise InvalidQueryError(f"unknown kind {k!r}; expected some of {', '.join(KINDS)}")
     if not names:
         raise InvalidQueryError(f"no kind given; expected some of {', '.join(KINDS)}")
+    names += [implied for k in names for implied in IMPLIED.get(k, ())]
     return tuple(k for k in KINDS if k in names)
 
 
@@ -146,8 +168,8 @@ class BatchExplainer:
         The model's :class:`~xpg.explain.engine.Explainer` (``xpg.Explainer(model,
         many=True)``): its route policy decides how each row is explained.
     kinds : str or iterable of str
-        Some of ``"axp"``, ``"cxp"``, ``"conditions"``, ``"features"``, ``"robustness"`` (see
-        :func:`parse_kinds`).
+        Some of ``"axp"``, ``"cxp"``, ``"conditions"``, ``"features"``, ``"robustness"``,
+        ``"attribution"``, ``"inflated"`` (see :func:`parse_kinds`).
     limit : int or None
         The most explanations (AXps and CXps together) listed per row; default
         :data:`DEFAULT_LIMIT`, None: no limit.
@@ -212,12 +234,21 @@ class BatchExplainer:
                 f"kind 'robustness': not defined on the {self.route} route (axp, cxp and "
                 "features work)"
             )
+        # inflating asks about sets of values, as the robustness search does: the same routes
+        if "inflated" in self.kinds and not self.explainer.supports("robustness"):
+            raise InvalidQueryError(
+                f"kind 'inflated': not defined on the {self.route} route (it needs a decision "
+                "graph or an oracle over the cells of the features; axp, cxp, features and "
+                "attribution work)"
+            )
         if timeout == "auto":
             timeout = DEFAULT_ORACLE_TIMEOUT if self.route != "graph" else None
         self.timeout: float | None = timeout
         self.target = target
         self.stamp: Record = {} if model_id is None else {"model": model_id}
-        self._enumerate = "axp" in self.kinds or "cxp" in self.kinds
+        # the attribution counts the AXps enumerated (inflated implies axp)
+        wanted = set(self.kinds) | ({"axp"} if "attribution" in self.kinds else set())
+        self._enumerated = [k for k in ("axp", "cxp") if k in wanted]
 
     def error_record(self, row: int, message: str) -> Record:
         """``{"row", "error"}`` (and the stamp, ``"model"``, when there is one)."""
@@ -259,8 +290,10 @@ class BatchExplainer:
         record: Record = {"row": row, "prediction": str(decision.prediction)}
         if label[0]:
             record["label"] = label_text(label[1])
-        if self._enumerate:
-            result = decision.enumerate(limit=self.limit, timeout=self.timeout)
+        if self._enumerated:
+            # one kind asked for: looked for first (else the cheaper kind comes first)
+            first = self._enumerated[0] if len(self._enumerated) == 1 else None
+            result = decision.enumerate(limit=self.limit, timeout=self.timeout, first=first)
             if "axp" in self.kinds:
                 record["axps"] = [sorted(x) for x in result.axps]
             if "cxp" in self.kinds:
@@ -273,6 +306,14 @@ class BatchExplainer:
             record["necessary"] = sorted(classes.necessary)
             record["relevant"] = sorted(classes.relevant)
             record["irrelevant"] = sorted(classes.irrelevant)
+        if "attribution" in self.kinds:
+            from xpg.explain.attribution import shares_of
+
+            record["attribution"] = shares_of(decision.features, result.axps)
+            record["attribution_complete"] = result.complete
+        if "inflated" in self.kinds:
+            record["inflated"], whole = _inflated(decision, record["axps"], self.timeout)
+            record["complete"] = record["complete"] and whole
         return record
 
     def explain_row(self, row: int, instance: Mapping[str, Any] | Sequence[Any]) -> Record:
@@ -382,6 +423,28 @@ class BatchExplainer:
         cache = cache_of(self)
         chunk = None if cache is None else cache.encoded(frame)
         return encode_records(list(self.explain_frame(frame))) if chunk is None else chunk
+
+
+def _inflated(
+    decision: Any, axps: list[list[str]], timeout: float | None
+) -> tuple[list[Any], bool]:
+    """The ``"inflated"`` field of a row: each AXp inflated in its order, within ``timeout``
+    seconds for them all (None: no limit); an AXp not inflated in time is None.  Whether
+    every one was."""
+    from xpg.explain.decision import QueryTimeout
+    from xpg.explain.inflate import inflate_decision
+
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    out: list[Any] = []
+    for axp in axps:
+        left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        try:
+            found = inflate_decision(decision, axp, timeout=left)
+        except QueryTimeout:
+            out += [None] * (len(axps) - len(out))
+            return out, False
+        out.append([f.as_dict() for f in found.features])
+    return out, True
 
 
 def explain_rows(explainer: Any, rows: Any, *, start: int = 0, **options: Any) -> Iterator[Record]:

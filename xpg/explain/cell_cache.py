@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 DEFAULT_CELLS = 50_000
 
 #: the kinds whose record depends only on the cell
-CELL_KINDS = frozenset({"axp", "cxp", "features"})
+CELL_KINDS = frozenset({"axp", "cxp", "features", "attribution"})
 
 _MISSING = object()
 

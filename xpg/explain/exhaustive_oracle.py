@@ -13,6 +13,8 @@ Examples
 >>> oracle = ExhaustiveOracle(paper_figure2(), [0, 1, 2])
 >>> oracle.route, oracle.prediction_label, find_axp(oracle), find_cxp(oracle)
 ('exhaustive', 'R', ('x1',), ('x1',))
+>>> oracle.check_cells([[0], None, None]), oracle.check_cells([[1], None, None]).tolist()
+(None, [1, 0, 0])
 
 References
 ----------
@@ -42,7 +44,10 @@ class ValueSpace:
 
     Attributes
     ----------
+    features : list of Feature
     names : list of str
+    instance : dict
+        The instance's values, by feature name.
     n_cells : list of int
         The size of each feature's domain.
     instance_cell : list of int
@@ -50,6 +55,9 @@ class ValueSpace:
     """
 
     def __init__(self, features: Sequence[Any], instance: dict[str, Any]) -> None:
+        self.features = list(features)
+        self.instance = {f.name: instance[f.name] for f in self.features}
+        self.layout = self  # what an ensemble's space calls its layout (cell_values)
         self.names = [f.name for f in features]
         self.domains = [list(finite_values(f, "an exhaustive oracle")) for f in features]
         self.n_cells = [len(d) for d in self.domains]
@@ -58,6 +66,14 @@ class ValueSpace:
     def values(self, cells: Sequence[int]) -> dict[str, Any]:
         """The values of one choice of cells, by feature name."""
         return {n: d[int(c)] for n, d, c in zip(self.names, self.domains, cells)}
+
+    def cell_values(self, i: int, cell: int) -> Any:
+        """The values of feature ``i`` that ``cell`` holds: its one value (a set of one for
+        a discrete feature, a point for an integer)."""
+        import portion as P
+
+        value = self.domains[i][cell]
+        return frozenset([value]) if self.features[i].is_discrete else P.singleton(value)
 
 
 class ExhaustiveOracle(CellOracle):
@@ -114,6 +130,39 @@ class ExhaustiveOracle(CellOracle):
         cells = np.array(np.unravel_index(int(found[0]), region.shape))
         start = np.array([0 if c.start is None else c.start for c in cut])
         return cells + start  # type: ignore[no-any-return]
+
+    def check_cells(self, allowed: Sequence[Iterable[int] | None]) -> np.ndarray | None:
+        """An input of another class whose value of each feature ``i`` is among the cells
+        ``allowed[i]`` (None: any; positions in the feature's domain), or None.
+
+        Raises
+        ------
+        InvalidQueryError
+            For a position outside a feature's domain.
+        """
+        self.calls += 1
+        self.check_deadline()
+        if len(allowed) != self.n_features:
+            raise InvalidQueryError(
+                f"expected a set of cells (or None) for each of the {self.n_features} "
+                f"features, found {len(allowed)}"
+            )
+        axes = []
+        for i, cells in enumerate(allowed):
+            k = self.space.n_cells[i]
+            chosen = list(range(k)) if cells is None else sorted(set(cells))
+            if not chosen or chosen[0] < 0 or chosen[-1] >= k:
+                raise InvalidQueryError(
+                    f"feature {self.space.names[i]!r}: expected cells among 0..{k - 1}, "
+                    f"found {chosen!r}"
+                )
+            axes.append(np.asarray(chosen, dtype=np.int64))
+        region = self.other[np.ix_(*axes)]
+        found = np.flatnonzero(region)
+        if not len(found):
+            return None
+        where = np.unravel_index(int(found[0]), region.shape)
+        return np.array([axis[k] for axis, k in zip(axes, where)], dtype=np.int64)
 
 
 __all__ = ["MAX_INPUTS", "ExhaustiveOracle", "ValueSpace"]

@@ -19,7 +19,10 @@ What the fast paths may use besides the question:
 * :meth:`Oracle.deletion`: an incremental deletion session for one AXp (an explanation graph
   keeps one growing reachable set instead of a traversal per question);
 * :meth:`Oracle.check_free`, the question stated by its free features (cheaper for graphs);
-* :meth:`Oracle.cxp_masks`: every CXp read off the model at once, when cheap (graphs).
+* :meth:`Oracle.cxp_masks`: every CXp read off the model at once, when cheap (graphs);
+* :meth:`Oracle.check_cells`, the question over *sets* of values: each feature's cell among
+  those allowed (exact robustness, inflated explanations); the oracles that have a ``space``
+  of cells answer it, the others refuse.
 
 Implementations: :class:`~xpg.explain.graph_oracle.GraphOracle` (an explanation graph,
 reachability as Alg. 1 of the core paper), :class:`~xpg.explain.ensemble.oracle.EnsembleOracle`
@@ -51,7 +54,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from xpg.errors import InvalidSeedError
+from xpg.errors import InvalidQueryError, InvalidSeedError
 
 
 class OracleTimeout(Exception):
@@ -161,6 +164,27 @@ class Oracle(abc.ABC):
         """Every CXp as a bit mask over the features, when the oracle can list them at
         little cost; None otherwise (the default)."""
         return None
+
+    def check_cells(self, allowed: Sequence[Iterable[int] | None]) -> Any | None:
+        """With the cell of each feature ``i`` among ``allowed[i]`` (indices of the cells of
+        the oracle's ``space``; None: any): a witness of another class (one cell per
+        feature), or None when the prediction cannot change.  An oracle with a space of
+        cells answers it (an explanation graph's, a tree ensemble's, a decision list's, the
+        exhaustive one); the default refuses.
+
+        Raises
+        ------
+        InvalidQueryError
+            When the oracle cannot ask about sets of values (the default), or for cells
+            that are none of a feature's.
+        OracleTimeout
+            Once :attr:`deadline` has passed.
+        """
+        raise InvalidQueryError(
+            f"the {self.route} route cannot ask about sets of values (it needs an oracle "
+            "over the cells of the features: a decision graph, a tree ensemble or a decision "
+            "list)"
+        )
 
     def close(self) -> None:
         """Release what the oracle owns (solvers); the default owns nothing."""

@@ -561,13 +561,17 @@ def parquet_columns(kinds: tuple[str, ...], target: str | None) -> list[tuple[st
         columns.append(("axps", "lists"))
     if "cxp" in kinds:
         columns.append(("cxps", "lists"))
-    if "axp" in kinds or "cxp" in kinds:
+    if "axp" in kinds or "cxp" in kinds or "attribution" in kinds:
         columns.append(("complete", "bool"))
         if "conditions" in kinds:
             columns += [("conditions", "lists"), ("counterexamples", "json")]
             columns.append(("counterexample_classes", "names"))
     if "features" in kinds:
         columns += [("necessary", "names"), ("relevant", "names"), ("irrelevant", "names")]
+    if "attribution" in kinds:  # {feature: share}, as JSON text as robustness is
+        columns += [("attribution", "json"), ("attribution_complete", "bool")]
+    if "inflated" in kinds:
+        columns.append(("inflated", "json"))
     if "robustness" in kinds:
         columns.append(("robustness", "json"))
     return [*columns, ("seconds", "float"), ("error", "str")]
