@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from xpg.explain.tree_xpg import tree_axps, tree_cxps
 
 _LAZY = {
+    "FeatureAttribution": "xpg.explain.attribution",
+    "feature_attribution": "xpg.explain.attribution",
+    "InflatedExplanation": "xpg.explain.inflate",
     "find_axp": "xpg.explain.axp_cxp",
     "find_cxp": "xpg.explain.axp_cxp",
     "is_weak_axp": "xpg.explain.axp_cxp",
@@ -74,6 +77,9 @@ _LAZY = {
 
 __all__ = [
     "Decision",
+    "FeatureAttribution",
+    "InflatedExplanation",
+    "feature_attribution",
     "EnumerationResult",
     "Enumerator",
     "Explainer",

@@ -450,8 +450,10 @@ def explain_many(
         (numpy and pandas scalars, text; ``True`` only for a boolean feature).
     kinds : str or iterable of str
         Some of ``"axp"``, ``"cxp"`` (the explanation lists), ``"conditions"``, ``"features"``
-        (necessary, relevant and irrelevant features) and ``"robustness"`` (the exact
-        l-infinity distance to another class, with a counterexample).
+        (necessary, relevant and irrelevant features), ``"robustness"`` (the exact
+        l-infinity distance to another class, with a counterexample), ``"attribution"``
+        (each feature's share of the AXps) and ``"inflated"`` (each AXp's features widened
+        to the largest value sets that keep it sufficient); see :mod:`xpg.explain.batch`.
     limit : int or None
         The most explanations listed per row (AXps and CXps together): default 100; None
         lists every one.
