@@ -46,7 +46,7 @@ def test_every_command_comes_from_a_registered_module() -> None:
     assert all(callable(getattr(m, "register", None)) for m in command_modules())
     assert _subcommands() == [
         "demo", "learn", "import", "axp", "cxp", "enum", "explain", "export", "validate",
-        "member", "features", "smallest", "verify", "robustness", "draw", "bench",
+        "member", "features", "smallest", "verify", "robustness", "draw", "report", "bench",
     ]  # fmt: skip
     modules = {p.stem for p in CLI_DIR.glob("*.py")} - {"__init__", "main", "common"}
     assert modules == {m.__name__.rsplit(".", 1)[-1] for m in command_modules()} == set(COMMANDS)

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "verify": ("verify",),
     "robustness": ("robustness",),
     "draw": ("draw",),
+    "report": ("report",),
     "bench": ("bench",),
 }
 
