@@ -53,6 +53,7 @@ BENCHMARKS: dict[str, str] = {
     "separation": "bench.risk.table2",
     "robustness": "bench.robustness_speed",
     "batch": "bench.batch_speed",
+    "report": "bench.report_speed",
     "hard-forests": "bench.hard_forests",
 }
 
