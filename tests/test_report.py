@@ -22,6 +22,7 @@ import xpg
 from xpg.cli.main import main
 from xpg.core.features import Feature, Literal
 from xpg.core.graph import DecisionGraph
+from xpg.errors import InvalidParameterError
 from xpg.explain.attribution import mean_attribution
 from xpg.report import MAX_BYTES, _read, read_records, write_report
 from xpg.summary import TableSummary
@@ -322,6 +323,7 @@ def test_skimmed_records_add_up_as_whole_ones(explained: dict[str, Any], tmp_pat
         ('{"row": 0, "axps": "a"}\n', ":1: row 0: 'axps': expected a list of explanations"),
         ('{"row": 0, "attribution": {"a": 2}}\n', ":1: row 0: 'attribution': expected"),
         ('{"row": 0, "robustness": {"distance": "far"}}\n', ":1: row 0: 'robustness'"),
+        ('{"row": 0, "axps": [["a"]], "inflated": [[1]]}\n', "row 0: 'inflated': expected one"),
         (b"\x89PNG\r\n\x1a\n\x00\x00", ":1: expected a record"),
         (b"PAR1 not really", "not a Parquet file of records"),
     ],
@@ -384,3 +386,39 @@ def test_the_same_page_with_and_without_orjson(
     write_report(source, tmp_path / "plain.html")
     assert (tmp_path / "fast.html").read_text() == (tmp_path / "plain.html").read_text()
     assert [r["row"] for _, r in read_records(source)] == [json.loads(x)["row"] for x in lines]
+
+
+def test_an_incomplete_attribution_classes_no_feature() -> None:
+    """Was: a share of 1.0 or 0.0 of an enumeration stopped by its budget counted the feature
+    necessary or irrelevant (a row with no AXp found had every feature 'irrelevant')."""
+    done = {"row": 0, "attribution": {"a": 1.0, "b": 0.0}, "attribution_complete": True}
+    cut = {"row": 1, "attribution": {"a": 0.0, "b": 0.0}, "attribution_complete": False}
+    assert TableSummary.of([done, cut]).classes() == {"a": "necessary", "b": "irrelevant"}
+    with pytest.raises(InvalidParameterError, match="no record has feature classes"):
+        TableSummary.of([cut]).classes()
+
+
+def test_dollar_signs_in_names_are_text_not_formulas(tmp_path: Path) -> None:
+    """Was: a feature named like a TeX formula ('cost $\\frac$') made matplotlib parse it
+    and fail (a traceback); every name and value is text."""
+    names = ["cost $\\frac$", "$a$ b"]
+    inflated = [
+        {"feature": n, "condition": f"{n} > 1", "low": 1, "high": None,
+         "low_inclusive": False, "high_inclusive": False} for n in names
+    ]  # fmt: skip
+    record = {"row": 0, "prediction": "1", "axps": [names], "complete": True,
+              "attribution": dict.fromkeys(names, 1.0), "attribution_complete": True,
+              "inflated": [inflated]}  # fmt: skip
+    source = tmp_path / "r.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    write_report(source, tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text()
+    assert page.count("cost $\\frac$") >= 2 and "$a$ b" in page  # table and plot, as text
+    import matplotlib.pyplot as plt
+
+    from xpg.plots import plot_explanation
+
+    ax = plot_explanation(record)
+    ax.figure.savefig(tmp_path / "e.svg")  # draws the texts: a formula would fail here
+    assert [t.get_text() for t in ax.get_yticklabels()] == names
+    plt.close(ax.figure)

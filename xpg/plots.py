@@ -87,7 +87,7 @@ def _sorted(shares: Mapping[str, float]) -> list[tuple[str, float]]:
 def _bars(ax: Any, items: list[tuple[str, float]], colours: list[str]) -> None:
     """Horizontal bars, the first on top, one tick label per feature."""
     ax.barh(range(len(items)), [v for _, v in items], color=colours, height=0.7)
-    ax.set_yticks(range(len(items)), [name for name, _ in items])
+    ax.set_yticks(range(len(items)), [name for name, _ in items], parse_math=False)
     ax.set_ylim(len(items) - 0.5, -0.5)
     ax.set_xlim(0, 1)
 
@@ -366,7 +366,8 @@ def plot_explanation(
             start, end = 0.0, 1.0
             where = 0.5
             shown = ", ".join(map(str, item["values"]))
-            ax.text(0.5, y + 0.28, f"one of {{{shown}}}", ha="center", va="center", fontsize=8)
+            ax.text(0.5, y + 0.28, f"one of {{{shown}}}", ha="center", va="center", fontsize=8,
+                    parse_math=False)  # fmt: skip
             hatch = "//"
         else:
             a, b = _span(item, value)
@@ -381,14 +382,14 @@ def plot_explanation(
         ax.barh(y, end - start, left=start, height=0.35, color=COLOURS["axp"], alpha=0.5,
                 hatch=hatch, edgecolor=COLOURS["axp"])  # fmt: skip
         ax.text(0.5, y - 0.32, str(item.get("condition", item["feature"])), ha="center",
-                va="center", fontsize=8)  # fmt: skip
+                va="center", fontsize=8, parse_math=False)  # fmt: skip
         if item["feature"] in values:
             ax.plot([where], [y], marker="D", color="black", linestyle="none",
                     label=None if marked else "instance")  # fmt: skip
             if "values" in item:
-                ax.text(where, y, f"  = {value}", va="center", fontsize=8)
+                ax.text(where, y, f"  = {value}", va="center", fontsize=8, parse_math=False)
             marked = True
-    ax.set_yticks(range(len(items)), [item["feature"] for item in items])
+    ax.set_yticks(range(len(items)), [item["feature"] for item in items], parse_math=False)
     ax.set_ylim(len(items) - 0.4, -0.6)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xticks([])

@@ -384,14 +384,37 @@ def _shortest(record: Record) -> tuple[str, int]:
     return _axp_text(record, i), len(axps[i])
 
 
+def _inflated(record: Record, i: int) -> list[str] | None:
+    """The inflated conditions of AXp ``i`` of a record (``[]``: not in the record; None:
+    not inflated within the row's budget).
+
+    Raises
+    ------
+    InvalidParameterError
+        For an ``"inflated"`` field that is not one list of conditions per AXp.
+    """
+    inflated = record.get("inflated")
+    if inflated is None:
+        return []
+    mine = inflated[i] if type(inflated) is list and i < len(inflated) else ()
+    if mine is None:
+        return None
+    if type(mine) is not list or not all(type(c) is dict and "feature" in c for c in mine):
+        raise InvalidParameterError(
+            f"row {record.get('row')}: 'inflated': expected one list of "
+            f'{{"feature", "condition", ...}} per AXp, found {inflated!r:.80}'
+        )
+    return [str(c.get("condition", c["feature"])) for c in mine]
+
+
 def _axp_text(record: Record, i: int) -> str:
     """AXp ``i`` of a record: its conditions, or its inflated conditions, or its names."""
     conditions = record.get("conditions")
-    inflated = record.get("inflated")
+    inflated = _inflated(record, i)
     if isinstance(conditions, list) and i < len(conditions):
         parts = [str(c) for c in conditions[i]]
-    elif isinstance(inflated, list) and i < len(inflated) and inflated[i] is not None:
-        parts = [str(c.get("condition", c.get("feature"))) for c in inflated[i]]
+    elif inflated:
+        parts = inflated
     else:
         parts = [str(n) for n in record["axps"][i]]
     return " and ".join(parts) if parts else "(empty: the prediction holds everywhere)"
@@ -575,15 +598,13 @@ class _Page:
         axps = record.get("axps")
         if axps is not None:
             out.append(f"<h4>AXps ({len(axps)})</h4><ol>")
-            inflated = record.get("inflated")
             for i in range(len(axps)):
                 item = f"<li>{_e(_axp_text(record, i))}"
-                mine = inflated[i] if isinstance(inflated, list) and i < len(inflated) else []
+                mine = _inflated(record, i)
                 if mine is None:
                     item += "<br>inflated: not within the row's time budget"
                 elif mine and "conditions" in record:
-                    conditions = " and ".join(str(c.get("condition")) for c in mine)
-                    item += f"<br>inflated: {_e(conditions)}"
+                    item += f"<br>inflated: {_e(' and '.join(mine))}"
                 out.append(item + "</li>")
             out.append("</ol>")
         cxps = record.get("cxps")
@@ -720,6 +741,8 @@ def write_report(
         When the records cannot be read, a line is not a record, or there is none.
     OutputError
         When the output cannot be written.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
 
     Examples
     --------
@@ -738,6 +761,12 @@ def write_report(
 
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
         raise InvalidParameterError(f"max_rows: expected a positive integer, found {max_rows!r}")
+    try:
+        import matplotlib  # noqa: F401  (the plots: checked before the records are read)
+    except ImportError:
+        raise MissingExtraError(
+            "xpg report needs matplotlib: pip install -e '.[plot]' from a clone of xpg"
+        ) from None
     source = str(records_path)
     model_path = ""
     if model is not None and isinstance(model, (str, os.PathLike)):

@@ -233,7 +233,9 @@ class TableSummary:
             self._pending.append(shares)
         if "necessary" in record:
             self._count_classes([_names(record.get(c, []), c, row) for c in CLASS_NAMES])
-        elif shares is not None:  # a feature in every AXp has the share 1, in none 0
+        elif shares is not None and record.get("attribution_complete") is not False:
+            # exact shares: a feature in every AXp has the share 1, in none 0 (an estimate
+            # says neither)
             self._count_classes(
                 [
                     [n for n, s in shares.items() if s == 1.0],
@@ -345,8 +347,8 @@ class TableSummary:
         """Each feature's class over the table: ``"necessary"`` when it is necessary in every
         explained row (in every AXp of each), ``"irrelevant"`` when it is irrelevant in
         every row (in no AXp), ``"relevant"`` otherwise; from the records' ``"necessary"``,
-        ``"relevant"`` and ``"irrelevant"``, else from their attribution (necessary: share
-        1, irrelevant: share 0).
+        ``"relevant"`` and ``"irrelevant"``, else from their complete attribution
+        (necessary: share 1, irrelevant: share 0; an incomplete one proves neither).
 
         Raises
         ------
