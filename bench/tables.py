@@ -305,6 +305,18 @@ def chosen(option: str | None, known: dict[str, Any]) -> list[str]:
     return names
 
 
+def plain_table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    """A Markdown table of ``rows``, one column per name in ``columns``.
+
+    >>> print(plain_table([{"a": 1, "b": 2}], ["a", "b"]), end="")
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
+    return head + "".join("| " + " | ".join(str(r[c]) for c in columns) + " |\n" for r in rows)
+
+
 def write_outputs(folder: Path, stem: str, files: dict[str, str]) -> list[Path]:
     """Write ``{suffix: text}`` as ``<stem><suffix>`` files, each atomically."""
     paths = []

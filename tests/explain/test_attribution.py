@@ -295,3 +295,15 @@ def test_bad_budgets_are_refused(options: dict[str, Any]) -> None:
 
     with pytest.raises(InvalidParameterError):
         feature_attribution(Explainer(and_graph()), {"a": 1, "b": 1}, **options)
+
+
+def test_a_batch_estimate_keeps_what_its_enumeration_proved() -> None:
+    """Was: an incomplete batch record gave the raw shares of the AXps found (all 0 with none
+    found) where xpg.feature_attribution keeps each share within its proved bounds: a
+    feature that is a CXp on its own is in every AXp."""
+    from xpg.examples import and_graph
+    from xpg.explain.engine import explain_many
+
+    (record,) = explain_many(and_graph(), [{"a": 1, "b": 1}], kinds="cxp,attribution", limit=1)
+    assert record["cxps"] == [["a"]] and record["attribution_complete"] is False
+    assert record["attribution"] == {"a": 1.0, "b": 0.0}

@@ -150,51 +150,70 @@ def attribution_of(
     timeout = _checked_timeout(timeout)
     start = time.perf_counter()
     oracle = decision.oracle
-    found: list[list[int]] = []
+    found: list[tuple[str, ...]] = []
     singles: set[int] = set()
     with decision.iter_explanations(timeout=timeout) as en:
         for _ in en:
             if en.cxp_sets and len(en.cxp_sets[-1]) == 1:
                 singles.add(en.cxp_sets[-1][0])
-            if len(en.axp_sets) > len(found):
-                found.append(en.axp_sets[-1])
+            if len(en.axps) > len(found):
+                found.append(en.axps[-1])
                 if limit is not None and len(found) >= limit:
                     break
         complete = en.complete
     names = list(oracle.names)
-    counts = [0] * len(names)
-    for axp in found:
-        for v in axp:
-            counts[v] += 1
-    n = len(found)
-    if complete:
-        exact = {names[v]: (c / n if n else 0.0) for v, c in enumerate(counts)}
-        bounds = {k: (s, s) for k, s in exact.items()}
-        return FeatureAttribution(
-            exact, True, n, bounds, decision.prediction, decision.route, time.perf_counter() - start
-        )
-    deadline = None if timeout is None else start + timeout
-    necessary, irrelevant = _classes(decision, singles, deadline)
-    undecided = [v for v in range(len(names)) if v not in necessary and v not in irrelevant]
-    k = len(undecided)
-    unseen = max(0, math.comb(k, k // 2) - n)
-    bounds = {}
-    shares = {}
-    for v, name in enumerate(names):
-        if v in irrelevant:
-            low = high = 0.0
-        elif v in necessary:
-            low = high = 1.0
-        elif n + unseen == 0:
-            low, high = 0.0, 1.0
-        else:
-            low, high = counts[v] / (n + unseen), (counts[v] + unseen) / (n + unseen)
-        bounds[name] = (low, high)
-        shares[name] = min(max(counts[v] / n if n else 0.0, low), high)
+    necessary: set[int] = set()
+    irrelevant: set[int] = set()
+    if not complete:
+        deadline = None if timeout is None else start + timeout
+        necessary, irrelevant = _classes(decision, singles, deadline)
+    shares, bounds = estimated(
+        names,
+        found,
+        complete,
+        necessary=[names[v] for v in necessary],
+        irrelevant=[names[v] for v in irrelevant],
+    )
     seconds = time.perf_counter() - start
     return FeatureAttribution(
-        shares, False, n, bounds, decision.prediction, decision.route, seconds
+        shares, complete, len(found), bounds, decision.prediction, decision.route, seconds
     )
+
+
+def estimated(
+    names: Sequence[str],
+    axps: Sequence[Iterable[str]],
+    complete: bool,
+    *,
+    necessary: Iterable[str] = (),
+    irrelevant: Iterable[str] = (),
+) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """The shares of ``axps`` and their proved bounds: exact when ``complete``; otherwise
+    ``(1, 1)`` for the features proved ``necessary``, ``(0, 0)`` for those proved
+    ``irrelevant``, Sperner's bounds for the others (see the module's text), and each share
+    kept within its bounds.
+
+    >>> estimated(["a", "b", "c"], [["a", "b"]], False, necessary=["a"])
+    ({'a': 1.0, 'b': 1.0, 'c': 0.0}, {'a': (1.0, 1.0), 'b': (0.5, 1.0), 'c': (0.0, 0.5)})
+    """
+    shares = shares_of(names, axps)
+    if complete:
+        return shares, {k: (s, s) for k, s in shares.items()}
+    necessary, irrelevant = set(necessary), set(irrelevant)
+    n = len(axps)
+    k = sum(name not in necessary and name not in irrelevant for name in names)
+    unseen = max(0, math.comb(k, k // 2) - n)  # n + unseen >= 1
+    bounds: dict[str, tuple[float, float]] = {}
+    for name in names:
+        if name in irrelevant:
+            bounds[name] = (0.0, 0.0)
+        elif name in necessary:
+            bounds[name] = (1.0, 1.0)
+        else:
+            c = shares[name] * n
+            bounds[name] = (c / (n + unseen), (c + unseen) / (n + unseen))
+        shares[name] = min(max(shares[name], bounds[name][0]), bounds[name][1])
+    return shares, bounds
 
 
 def _classes(
@@ -243,6 +262,7 @@ def mean_attribution(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
 __all__ = [
     "FeatureAttribution",
     "attribution_of",
+    "estimated",
     "feature_attribution",
     "mean_attribution",
     "shares_of",

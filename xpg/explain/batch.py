@@ -22,8 +22,9 @@ than enumerating on small trees), and ``"robustness"`` adds
 (:func:`~xpg.explain.exact_robustness.robustness`, as ``xpg robustness --json`` prints it;
 ``null`` distance and counterexample when no input is classified otherwise).
 ``"attribution"`` adds ``"attribution": {"FEATURE": share, ...}``, every feature's share of the
-AXps enumerated (0.0 for a feature in none: :mod:`xpg.explain.attribution`), and
-``"attribution_complete"`` (the shares are exact when the enumeration completed);
+AXps enumerated (0.0 for a feature in none), kept within what the enumeration proved, as
+:func:`xpg.explain.attribution.estimated` does, and ``"attribution_complete"`` (the shares are
+exact when the enumeration completed);
 ``"inflated"`` (which implies ``"axp"``) adds, aligned with ``"axps"``, each AXp inflated
 (:mod:`xpg.explain.inflate`): per feature, in the AXp's order, ``{"feature", "condition",
 "low", "high", "low_inclusive", "high_inclusive"}`` for an interval (``low``/``high`` null
@@ -307,9 +308,18 @@ class BatchExplainer:
             record["relevant"] = sorted(classes.relevant)
             record["irrelevant"] = sorted(classes.irrelevant)
         if "attribution" in self.kinds:
-            from xpg.explain.attribution import shares_of
+            from xpg.explain.attribution import estimated
 
-            record["attribution"] = shares_of(decision.features, result.axps)
+            # as xpg.feature_attribution estimates it, from the proofs this enumeration made
+            tested = set(decision.oracle.tested())
+            names = decision.features
+            record["attribution"], _ = estimated(
+                names,
+                result.axps,
+                result.complete,
+                necessary=[x[0] for x in result.cxps if len(x) == 1],
+                irrelevant=[n for v, n in enumerate(names) if v not in tested],
+            )
             record["attribution_complete"] = result.complete
         if "inflated" in self.kinds:
             record["inflated"], whole = _inflated(decision, record["axps"], self.timeout)

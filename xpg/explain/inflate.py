@@ -45,7 +45,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -419,16 +419,9 @@ def _end(feature: Feature, values: Any, side: str) -> tuple[float | int, bool]:
     return x, inside
 
 
-def inflated_records(decision: Decision, axps: Iterable[Sequence[str]]) -> list[Any]:
-    """The ``"inflated"`` field of a batch record: per AXp (in order), its features'
-    :meth:`InflatedFeature.as_dict`, inflated in the AXp's order."""
-    return [[f.as_dict() for f in inflate_decision(decision, a).features] for a in axps]
-
-
 __all__ = [
     "InflatedExplanation",
     "InflatedFeature",
     "inflate",
     "inflate_decision",
-    "inflated_records",
 ]
