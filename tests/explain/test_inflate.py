@@ -333,3 +333,18 @@ def test_the_twice_tested_feature_s_question() -> None:
     cells = {v: j for j in range(3) for v in oracle.space.cell_values(0, j)}
     assert oracle.check_cells([[cells["a"], cells["d"]], None]) is None
     assert list(oracle.check_cells([[cells["a"], cells["b"]], None])) == [cells["b"], 0]
+
+
+def test_an_earlier_deadline_of_the_oracle_holds() -> None:
+    """Was: inflate_decision replaced a deadline the oracle already had (a batch row's, an
+    enumeration's) with its own, later one."""
+    import time
+
+    from xpg.examples import and_graph
+
+    decision = Explainer(and_graph()).explain({"a": 1, "b": 1})
+    assert inflate_decision(decision, ["a", "b"], timeout=100).conditions() == ["a = 1", "b = 1"]
+    decision.oracle.deadline = time.perf_counter() - 1.0  # already passed
+    with pytest.raises(QueryTimeout):
+        inflate_decision(decision, ["a", "b"], timeout=100)
+    assert decision.oracle.deadline is not None  # restored as it was

@@ -187,8 +187,8 @@ def inflate_decision(
     oracle = decision.oracle
     before = oracle.deadline
     start = time.perf_counter()
-    if timeout is not None:
-        oracle.deadline = start + timeout
+    if timeout is not None and (before is None or start + timeout < before):
+        oracle.deadline = start + timeout  # the earlier of the two holds
     try:
         return _inflate(oracle, axp, start)
     except OracleTimeout:
