@@ -10,6 +10,9 @@ left then to the right over the cells, by galloping then bisection; for a catego
 boolean feature, any set of values holding the instance's, each other cell tried in turn.
 Each set is maximal given the others (a wider one, by any value, lets another class in),
 which is the greedy algorithm of the paper; another order of the features can give others.
+Where an ordered feature's cell is not one interval (a graph or a list testing ``x != 3``),
+its interval is reported and the features after it are grown against its whole cells: the
+result is still sufficient, but those later sets may not be maximal.
 
 Every question is one :meth:`~xpg.explain.oracle_abc.Oracle.check_cells`: "with the cell of
 each feature among these, can another class be predicted?".  A decision's graph answers it
