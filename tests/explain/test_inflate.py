@@ -348,3 +348,30 @@ def test_an_earlier_deadline_of_the_oracle_holds() -> None:
     with pytest.raises(QueryTimeout):
         inflate_decision(decision, ["a", "b"], timeout=100)
     assert decision.oracle.deadline is not None  # restored as it was
+
+
+def test_the_graph_search_of_a_set_question_checks_its_deadline() -> None:
+    """Was: GraphOracle.check_cells looked at its deadline once, before a search whose states
+    can grow exponentially on graphs that test a feature again (every 1,024 states now)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    import xpg
+    from xpg.explain.graph_oracle import GraphOracle
+    from xpg.explain.oracle_abc import OracleTimeout
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(4000, 5)), rng.integers(0, 2, 4000)
+    tree = DecisionTreeClassifier(max_leaf_nodes=1500, random_state=0).fit(X, y)
+    xg = xpg.ExplanationGraph.from_decision_graph(xpg.from_sklearn_tree(tree), list(X[0]))
+    space = GraphOracle(xg).space
+    masks = space.masks([None] * 5)
+    nodes = len(xg.terminal_value_list)  # 2,169: no other class, so every node is visited
+    calls: list[int] = []
+    assert space.table.other_class_path(masks, [1] * nodes, lambda: calls.append(1)) is None
+    assert len(calls) == nodes // 1024
+
+    def expired() -> None:
+        raise OracleTimeout
+
+    with pytest.raises(OracleTimeout):
+        space.table.other_class_path(masks, [1] * nodes, expired)

@@ -33,7 +33,7 @@ KR 2021, Alg. 1 and Props. 2-3.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 import xpg.core.costs as costs
@@ -130,7 +130,8 @@ class GraphOracle(Oracle):
         if self.deadline is not None:
             self.check_deadline()
         masks = space.masks(allowed)
-        path = space.table.other_class_path(masks, self.xg.terminal_value_list)
+        check = None if self.deadline is None else self.check_deadline
+        path = space.table.other_class_path(masks, self.xg.terminal_value_list, check)
         if path is None:
             return None
         cells = space.witness(masks, path)
@@ -197,18 +198,26 @@ class CellTable:
         return found
 
     def other_class_path(
-        self, masks: list[int], terminal_value: Sequence[int]
+        self,
+        masks: list[int],
+        terminal_value: Sequence[int],
+        check_deadline: Callable[[], Any] | None = None,
     ) -> list[tuple[int, int]] | None:
         """The edges ``(feature, cells)`` of a path to a terminal of another class
         (``terminal_value`` 0) on which each feature keeps a cell of ``masks``, or None.
 
         Depth-first over states: a node with, for each feature narrowed on the way and
         tested again at or below it, the cells still possible (none on read-once graphs:
-        each node is then visited once)."""
+        each node is then visited once; else their number can grow exponentially, hence
+        ``check_deadline``, called every 1,024 states, which raises to stop)."""
         start: tuple[int, tuple[tuple[int, int], ...]] = (self.root, ())
         parent: dict[tuple[int, tuple[tuple[int, int], ...]], Any] = {start: None}
         stack = [start]
+        visited = 0
         while stack:
+            visited += 1
+            if check_deadline is not None and not visited % 1024:
+                check_deadline()
             state = stack.pop()
             n, narrowed = state
             if terminal_value[n] == 0:
