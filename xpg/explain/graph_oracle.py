@@ -33,14 +33,17 @@ KR 2021, Alg. 1 and Props. 2-3.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, cast
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import xpg.core.costs as costs
 from xpg.core.xpgraph import ExplanationGraph
 from xpg.errors import InvalidQueryError, NotAnExplanationGraphError, VerificationError
 from xpg.explain.oracle_abc import Deletion, Oracle, refuse_seed
 from xpg.explain.reach import IncrementalReach, zero_edge_vars, zero_path, zero_path_masks
+
+if TYPE_CHECKING:
+    from xpg.explain.graph_cells import GraphSpace
 
 
 class GraphOracle(Oracle):
@@ -110,6 +113,8 @@ class GraphOracle(Oracle):
                     "this explanation graph was not built from a decision graph and an "
                     "instance (read from a .xpg file?): its features' values are unknown"
                 )
+            from xpg.explain.graph_cells import GraphSpace  # value sets: loaded on use
+
             found = self.__dict__["_space"] = GraphSpace(xg.source, xg.instance)
         return found
 
@@ -142,210 +147,6 @@ class GraphOracle(Oracle):
                 f"class, but the graph predicts {got!r} for it"
             )
         return cells
-
-
-class CellTable:
-    """A decision graph's features cut into cells, and its edges as sets of cells (built
-    once per graph, :meth:`of`).
-
-    Attributes
-    ----------
-    cells : list of list of value sets
-        Per feature, the cells its edges' literals cannot tell apart, in value order.
-    out : list of list of (int, int, int)
-        Per node, its edges as ``(child, feature, cells)``, the cells a bit mask.
-    again : list of int
-        Per node, the bit mask of the features tested at or below it.
-    root : int
-    """
-
-    def __init__(self, dg: Any) -> None:
-        from xpg.core.valuesets import as_value_set, feature_cells
-
-        features = dg.features
-        sets: list[list[Any]] = [[] for _ in features]
-        literal_sets: dict[Any, Any] = {}
-        for _, _, lit in dg.edges:
-            if lit not in literal_sets:
-                i = dg.feature_index[lit.feature]
-                literal_sets[lit] = as_value_set(features[i], lit)
-                sets[i].append(literal_sets[lit])
-        self.cells = [feature_cells(f, s) for f, s in zip(features, sets, strict=True)]
-        masks: dict[Any, int] = {}
-        for lit, allowed in literal_sets.items():
-            i = dg.feature_index[lit.feature]
-            f = features[i]
-            masks[lit] = sum(
-                1 << c for c, cell in enumerate(self.cells[i]) if f.is_empty(cell - allowed)
-            )
-        n = len(dg)
-        node_feature = [-1] * n
-        self.out: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
-        for p, c, lit in dg.edges:
-            i = dg.feature_index[lit.feature]
-            node_feature[p] = i
-            self.out[p].append((c, i, masks[lit]))
-        self.root = dg.index_of(dg.root)
-        self.again = _tested_below(self.out, node_feature, self.root)
-
-    @classmethod
-    def of(cls, dg: Any) -> CellTable:
-        """The table of ``dg``, kept in its cache (which any change to the graph clears): a
-        batch asks about many rows of one model."""
-        found: CellTable | None = dg._cache.get("cell_table")
-        if found is None:
-            found = dg._cache["cell_table"] = cls(dg)
-        return found
-
-    def other_class_path(
-        self,
-        masks: list[int],
-        terminal_value: Sequence[int],
-        check_deadline: Callable[[], Any] | None = None,
-    ) -> list[tuple[int, int]] | None:
-        """The edges ``(feature, cells)`` of a path to a terminal of another class
-        (``terminal_value`` 0) on which each feature keeps a cell of ``masks``, or None.
-
-        Depth-first over states: a node with, for each feature narrowed on the way and
-        tested again at or below it, the cells still possible (none on read-once graphs:
-        each node is then visited once; else their number can grow exponentially, hence
-        ``check_deadline``, called every 1,024 states, which raises to stop)."""
-        start: tuple[int, tuple[tuple[int, int], ...]] = (self.root, ())
-        parent: dict[tuple[int, tuple[tuple[int, int], ...]], Any] = {start: None}
-        stack = [start]
-        visited = 0
-        while stack:
-            visited += 1
-            if check_deadline is not None and not visited % 1024:
-                check_deadline()
-            state = stack.pop()
-            n, narrowed = state
-            if terminal_value[n] == 0:
-                path = []
-                while parent[state] is not None:
-                    state, step = parent[state]
-                    path.append(step)
-                return path[::-1]
-            here: dict[int, int] = dict(narrowed)
-            for c, i, edge in self.out[n]:
-                left = here.get(i, masks[i]) & edge
-                if not left:
-                    continue
-                again = self.again[c]
-                kept = {**here, i: left} if again >> i & 1 else here
-                child = (c, tuple(sorted((k, v) for k, v in kept.items() if again >> k & 1)))
-                if child not in parent:
-                    parent[child] = (state, (i, left))
-                    stack.append(child)
-        return None
-
-
-def _tested_below(
-    out: list[list[tuple[int, int, int]]], feature: list[int], root: int
-) -> list[int]:
-    """Per node, the bit mask of the features tested at it or below it (children first, by
-    an iterative depth-first post-order from the root)."""
-    below = [0] * len(out)
-    done = [False] * len(out)
-    stack = [(root, False)]
-    while stack:
-        n, ready = stack.pop()
-        if ready:
-            mask = 1 << feature[n] if feature[n] >= 0 else 0
-            for c, _, _ in out[n]:
-                mask |= below[c]
-            below[n], done[n] = mask, True
-            continue
-        if done[n]:
-            continue
-        stack.append((n, True))
-        stack.extend((c, False) for c, _, _ in out[n] if not done[c])
-    return below
-
-
-class GraphSpace:
-    """The cells of a decision graph's features (:class:`CellTable`) and an instance's: the
-    space of :meth:`GraphOracle.check_cells`, as a tree ensemble's or a decision list's
-    oracle has one.
-
-    Attributes
-    ----------
-    dg : DecisionGraph
-    features, names : list
-    n_cells, instance_cell : list of int
-    instance : dict
-        The instance's values, by feature name.
-    layout : GraphSpace
-        The space itself (what an ensemble's space calls its layout: :meth:`cell_values`).
-    """
-
-    def __init__(self, dg: Any, values: Sequence[Any]) -> None:
-        from xpg.core.feature_space import representative
-
-        self.dg = dg
-        self.table = CellTable.of(dg)
-        self.layout = self
-        self.features = list(dg.features)
-        self.names = [f.name for f in self.features]
-        self.instance = dict(zip(self.names, values, strict=True))
-        cells = self.table.cells
-        self.n_cells = [len(c) for c in cells]
-        self.instance_cell = [
-            next(j for j, cell in enumerate(cs) if v in cell)
-            for cs, v in zip(cells, values, strict=True)
-        ]
-        self._representatives = [
-            [representative(f, cell) for cell in cs]
-            for f, cs in zip(self.features, cells, strict=True)
-        ]
-
-    def cell_values(self, i: int, cell: int) -> Any:
-        """The values of feature ``i`` that ``cell`` holds."""
-        return self.table.cells[i][cell]
-
-    def values(self, cells: Sequence[int]) -> dict[str, Any]:
-        """The features' values of one choice of cells: the instance's own value in its
-        cell, a representative in the others."""
-        return {
-            name: self.instance[name]
-            if int(c) == self.instance_cell[i]
-            else self._representatives[i][int(c)]
-            for i, (name, c) in enumerate(zip(self.names, cells, strict=True))
-        }
-
-    def masks(self, allowed: Sequence[Iterable[int] | None]) -> list[int]:
-        """Each feature's allowed cells as a bit mask (None: every cell), checked."""
-        if len(allowed) != len(self.names):
-            raise InvalidQueryError(
-                f"expected a set of cells (or None) for each of the {len(self.names)} "
-                f"features, found {len(allowed)}"
-            )
-        out = []
-        for i, cells in enumerate(allowed):
-            k = self.n_cells[i]
-            if cells is None:
-                out.append((1 << k) - 1)
-                continue
-            chosen = set(cells)
-            if not chosen or min(chosen) < 0 or max(chosen) >= k:
-                raise InvalidQueryError(
-                    f"feature {self.names[i]!r}: expected cells among 0..{k - 1}, found "
-                    f"{sorted(chosen)!r}"
-                )
-            out.append(sum(1 << c for c in chosen))
-        return out
-
-    def witness(self, masks: list[int], path: list[tuple[int, int]]) -> list[int]:
-        """One cell per feature on ``path``: the instance's when the path allows it, else
-        the first the path allows."""
-        left = list(masks)
-        for i, cells in path:
-            left[i] &= cells
-        out = []
-        for i, mask in enumerate(left):
-            own = self.instance_cell[i]
-            out.append(own if mask >> own & 1 else (mask & -mask).bit_length() - 1)
-        return out
 
 
 class GraphDeletion(Deletion):
@@ -465,10 +266,8 @@ def _article(name: str) -> str:
 
 
 __all__ = [
-    "CellTable",
     "GraphDeletion",
     "GraphOracle",
-    "GraphSpace",
     "as_oracle",
     "not_a_graph_message",
     "require_explanation_graph",

@@ -60,12 +60,12 @@ from typing import Any
 
 import numpy as np
 
-from xpg.core.feature_space import representative
-from xpg.core.features import Feature, ValueSet
+from xpg.core.features import ValueSet
 from xpg.core.instances import instance_dict
 from xpg.core.valuesets import as_value_set, feature_cells
 from xpg.errors import VerificationError
 from xpg.explain.oracle_abc import CellOracle, OracleTimeout
+from xpg.explain.value_cells import ValueCells
 from xpg.models.decision_list import DecisionList
 from xpg.solvers.lifecycle import SolverOwner
 
@@ -73,22 +73,13 @@ from xpg.solvers.lifecycle import SolverOwner
 ROUTE = "list-sat"
 
 
-class ListSpace:
-    """The cells of every feature of a decision list and the instance's cells.
+class ListSpace(ValueCells):
+    """The cells of every feature of a decision list (from its rules' conditions; one cell,
+    the domain, for a feature no rule tests) and the instance's (:class:`ValueCells`).
 
     Attributes
     ----------
     model : DecisionList
-    features : list of Feature
-    names : list of str
-    cells : list of list of value sets
-        Per feature, its cells, in value order (one cell, the domain, for a feature no rule
-        tests).
-    n_cells, instance_cell : list of int
-    instance : dict
-        The instance, checked.
-    layout : ListSpace
-        The space itself (what an ensemble's space calls its layout: :meth:`cell_values`).
 
     Examples
     --------
@@ -102,42 +93,14 @@ class ListSpace:
 
     def __init__(self, model: DecisionList, instance: Mapping[str, Any] | Sequence[Any]) -> None:
         self.model = model
-        self.layout = self
-        self.features: list[Feature] = list(model.features)
-        self.names = [f.name for f in self.features]
-        self.instance = instance_dict(self.features, instance)
-        sets: dict[str, set[ValueSet]] = {n: set() for n in self.names}
-        by_name = {f.name: f for f in self.features}
+        features = list(model.features)
+        sets: dict[str, set[ValueSet]] = {f.name: set() for f in features}
+        by_name = {f.name: f for f in features}
         for rule in model.rules:
             for lit in rule.conditions:
                 sets[lit.feature].add(as_value_set(by_name[lit.feature], lit))
-        self.cells: list[list[ValueSet]] = [feature_cells(f, sets[f.name]) for f in self.features]
-        self.n_cells = [len(c) for c in self.cells]
-        self.instance_cell = [
-            self.cell_of(i, self.instance[name]) for i, name in enumerate(self.names)
-        ]
-        self.representatives = [
-            [representative(f, cell) for cell in cells]
-            for f, cells in zip(self.features, self.cells, strict=True)
-        ]
-
-    def cell_of(self, i: int, value: Any) -> int:
-        """The cell of feature ``i`` that holds ``value`` (a value of its domain)."""
-        return next(j for j, cell in enumerate(self.cells[i]) if value in cell)
-
-    def cell_values(self, i: int, cell: int) -> ValueSet:
-        """The values of feature ``i`` that ``cell`` holds."""
-        return self.cells[i][cell]
-
-    def values(self, cells: Sequence[int]) -> dict[str, Any]:
-        """The features' values of one choice of cells: the instance's own value in its cell,
-        a representative in the others."""
-        return {
-            name: self.instance[name]
-            if int(c) == self.instance_cell[i]
-            else self.representatives[i][int(c)]
-            for i, (name, c) in enumerate(zip(self.names, cells, strict=True))
-        }
+        cells = [feature_cells(f, sets[f.name]) for f in features]
+        super().__init__(features, cells, instance_dict(features, instance))
 
     def rows(self, cells: np.ndarray) -> np.ndarray:
         """The model's input rows (object array, values in feature order), one per row of
