@@ -32,7 +32,7 @@ import numpy as np
 
 from xpg.core.instances import instance_dict
 from xpg.errors import InvalidQueryError
-from xpg.explain.oracle_abc import CellOracle
+from xpg.explain.oracle_abc import CellOracle, allowed_cells
 from xpg.models.omdd import finite_values
 
 #: the most inputs an exhaustive oracle classifies
@@ -142,21 +142,8 @@ class ExhaustiveOracle(CellOracle):
         """
         self.calls += 1
         self.check_deadline()
-        if len(allowed) != self.n_features:
-            raise InvalidQueryError(
-                f"expected a set of cells (or None) for each of the {self.n_features} "
-                f"features, found {len(allowed)}"
-            )
-        axes = []
-        for i, cells in enumerate(allowed):
-            k = self.space.n_cells[i]
-            chosen = list(range(k)) if cells is None else sorted(set(cells))
-            if not chosen or chosen[0] < 0 or chosen[-1] >= k:
-                raise InvalidQueryError(
-                    f"feature {self.space.names[i]!r}: expected cells among 0..{k - 1}, "
-                    f"found {chosen!r}"
-                )
-            axes.append(np.asarray(chosen, dtype=np.int64))
+        chosen = allowed_cells(self.space.names, self.space.n_cells, allowed)
+        axes = [np.asarray(cells, dtype=np.int64) for cells in chosen]
         region = self.other[np.ix_(*axes)]
         found = np.flatnonzero(region)
         if not len(found):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from xpg.errors import InvalidQueryError
+from xpg.explain.oracle_abc import allowed_cells
 from xpg.explain.value_cells import ValueCells
 
 
@@ -157,26 +157,10 @@ class GraphSpace(ValueCells):
         super().__init__(dg.features, self.table.cells, dict(zip(names, values, strict=True)))
 
     def masks(self, allowed: Sequence[Iterable[int] | None]) -> list[int]:
-        """Each feature's allowed cells as a bit mask (None: every cell), checked."""
-        if len(allowed) != len(self.names):
-            raise InvalidQueryError(
-                f"expected a set of cells (or None) for each of the {len(self.names)} "
-                f"features, found {len(allowed)}"
-            )
-        out = []
-        for i, cells in enumerate(allowed):
-            k = self.n_cells[i]
-            if cells is None:
-                out.append((1 << k) - 1)
-                continue
-            chosen = set(cells)
-            if not chosen or min(chosen) < 0 or max(chosen) >= k:
-                raise InvalidQueryError(
-                    f"feature {self.names[i]!r}: expected cells among 0..{k - 1}, found "
-                    f"{sorted(chosen)!r}"
-                )
-            out.append(sum(1 << c for c in chosen))
-        return out
+        """Each feature's allowed cells as a bit mask (None: every cell), checked
+        (:func:`~xpg.explain.oracle_abc.allowed_cells`)."""
+        chosen = allowed_cells(self.names, self.n_cells, allowed)
+        return [sum(1 << c for c in cells) for cells in chosen]
 
     def witness(self, masks: list[int], path: list[tuple[int, int]]) -> list[int]:
         """One cell per feature on ``path``: the instance's when the path allows it, else

@@ -287,4 +287,41 @@ def refuse_seed(oracle: Oracle, seed: Iterable[int], kind: str = "AXp") -> None:
     )
 
 
-__all__ = ["CellOracle", "Deletion", "Oracle", "OracleTimeout", "Undecided", "refuse_seed"]
+def allowed_cells(
+    names: Sequence[str], n_cells: Sequence[int], allowed: Sequence[Iterable[int] | None]
+) -> list[list[int]]:
+    """The ``allowed`` argument of :meth:`Oracle.check_cells`, checked: per feature, its
+    allowed cells sorted (None: every cell).
+
+    >>> allowed_cells(["a", "b"], [2, 3], [None, {2, 0}])
+    [[0, 1], [0, 2]]
+    >>> allowed_cells(["a"], [2], [[2]])
+    Traceback (most recent call last):
+    ...
+    xpg.errors.InvalidQueryError: feature 'a': expected cells among 0..1, found [2]
+    """
+    if len(allowed) != len(names):
+        raise InvalidQueryError(
+            f"expected a set of cells (or None) for each of the {len(names)} features, "
+            f"found {len(allowed)}"
+        )
+    out = []
+    for name, k, cells in zip(names, n_cells, allowed, strict=True):
+        chosen = list(range(k)) if cells is None else sorted(set(cells))
+        if not chosen or chosen[0] < 0 or chosen[-1] >= k:
+            raise InvalidQueryError(
+                f"feature {name!r}: expected cells among 0..{k - 1}, found {chosen!r}"
+            )
+        out.append(chosen)
+    return out
+
+
+__all__ = [
+    "CellOracle",
+    "Deletion",
+    "Oracle",
+    "OracleTimeout",
+    "Undecided",
+    "allowed_cells",
+    "refuse_seed",
+]

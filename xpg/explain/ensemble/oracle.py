@@ -83,7 +83,7 @@ from xpg.explain.ensemble.leaf_search import LeafSearch
 from xpg.explain.ensemble.space import CellSpace
 from xpg.explain.ensemble.vote import Vote
 from xpg.explain.ensemble.z3_encoding import Z3Encoding
-from xpg.explain.oracle_abc import CellOracle, OracleTimeout, Undecided
+from xpg.explain.oracle_abc import CellOracle, OracleTimeout, Undecided, allowed_cells
 from xpg.solvers.lifecycle import SolverOwner
 
 Backend = Literal["pb", "lra"]
@@ -237,17 +237,12 @@ class EnsembleOracle(SolverOwner, CellOracle):
         self.calls += 1
         self.last_core = None
         space = self.space
-        options = []
-        for i, cells in enumerate(allowed):
-            k = space.n_cells[i]
-            chosen = list(range(k)) if cells is None else sorted(set(cells))
-            if not chosen or chosen[0] < 0 or chosen[-1] >= k:
-                raise InvalidQueryError(f"feature {space.names[i]!r}: no cell among {cells!r}")
+        options = allowed_cells(space.names, space.n_cells, allowed)
+        for i, chosen in enumerate(options):
             if space.ordered[i] and chosen != list(range(chosen[0], chosen[-1] + 1)):
                 raise InvalidQueryError(
                     f"feature {space.names[i]!r}: expected consecutive cells, found {chosen!r}"
                 )
-            options.append(chosen)
         if math.prod(len(c) for c in options) <= max(self.exhaustive_limit, 1):
             grid = np.array(list(itertools.product(*options)), dtype=np.int64)
             other = np.flatnonzero(self._vote.others(grid))
