@@ -79,10 +79,10 @@ def _graph_case(rng: random.Random, name: str, model: Any, count: int, **options
     )
 
 
-def _ensemble_case(
-    rng: random.Random, name: str, kind: str, count: int, **options: Any
+def _estimator_case(
+    rng: random.Random, name: str, est: Any, feats: list[Any], count: int, **options: Any
 ) -> ModelCase:
-    est, feats, _ = random_small_ensemble(rng, kind, n_features=rng.randint(3, 4))
+    """A scikit-learn estimator's case: its table classified by the estimator's own predict."""
     names = [f.name for f in feats]
     axes = [domain_values(f) for f in feats]
 
@@ -93,6 +93,13 @@ def _ensemble_case(
     table = ClassTable(names, axes, predict_many=predict_many)
     explainer = Explainer(est, feats, **options)
     return ModelCase(name, explainer, table, _instances(rng, table, count), explainer.model)
+
+
+def _ensemble_case(
+    rng: random.Random, name: str, kind: str, count: int, **options: Any
+) -> ModelCase:
+    est, feats, _ = random_small_ensemble(rng, kind, n_features=rng.randint(3, 4))
+    return _estimator_case(rng, name, est, feats, count, **options)
 
 
 def _gbdt_case(rng: random.Random, count: int) -> ModelCase:
@@ -106,16 +113,7 @@ def _gbdt_case(rng: random.Random, count: int) -> ModelCase:
     est = HistGradientBoostingClassifier(
         max_iter=rng.randint(2, 6), max_depth=3, min_samples_leaf=3
     ).fit(X, y)
-    names = [f.name for f in feats]
-    axes = [domain_values(f) for f in feats]
-
-    def predict_many(rows: list[dict[str, Any]]) -> list[Any]:
-        m = np.asarray([[float(r[n]) for n in names] for r in rows], dtype=float)
-        return est.predict(m).tolist()  # type: ignore[no-any-return]
-
-    table = ClassTable(names, axes, predict_many=predict_many)
-    explainer = Explainer(est, feats)
-    return ModelCase("gbdt", explainer, table, _instances(rng, table, count), explainer.model)
+    return _estimator_case(rng, "gbdt", est, feats, count)
 
 
 def _features(rng: random.Random, kinds: list[str]) -> list[Any]:
