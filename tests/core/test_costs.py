@@ -26,6 +26,7 @@ import pytest
 import xpg.core.costs as costs
 import xpg.core.lazy
 import xpg.core.xpgraph
+import xpg.explain.ensemble.leaf_search as leaf_search
 import xpg.explain.graph_oracle
 import xpg.explain.marco
 import xpg.explain.mask_families as mask_families
@@ -623,6 +624,13 @@ PROBES: dict[str, Probe] = {
         _ensembles,
         _ensemble(False, lambda explainer, decision, calls: int(not decision.oracle.solver_calls)),
         _check_ensemble,
+    ),
+    "LP_AFTER_NODES": Probe(
+        _sides("LP_AFTER_NODES", 0, HUGE, EXHAUSTIVE_LIMIT=0),
+        _ensembles,
+        _ensemble(False, lambda explainer, decision, calls: 0 if calls["bound"] else 1),
+        _check_ensemble,
+        _spies((leaf_search.Relaxation, "bound")),
     ),
 }
 

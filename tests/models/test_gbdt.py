@@ -384,10 +384,60 @@ def test_vote_exactness_and_rounding() -> None:
     assert vote.exact and vote.cut == 0.25
     soft = _random_gbdt(0, "softmax-argmax")
     vote = Vote(CellSpace(soft, x), int(soft.predict(x)))
-    assert not vote.exact and vote.eps == soft.vote_rounding(vote.magnitude) > 2.0**-21
+    # score by score (each tree adds to one score): below the bound over every tree at once
+    assert not vote.exact and 2.0**-21 < vote.eps < soft.vote_rounding(vote.magnitude)
     noisy = _random_gbdt(1, "argmax")
     vote = Vote(CellSpace(noisy, x), int(noisy.predict(x)))
-    assert not vote.exact and vote.eps == noisy.vote_rounding(vote.magnitude)
+    assert not vote.exact and 0 < vote.eps < noisy.vote_rounding(vote.magnitude)
+
+
+def test_the_votes_rounding_bounds_each_scores_float_error() -> None:
+    """``Vote.eps``, the oracle's bound on the model's rounding, counted score by score (a
+    multi-class booster's tree adds to one score): every score the model adds in floats is
+    within it of the exact sum, on boosters whose rounding is large (many trees of large
+    leaves with full mantissas), and it is at least 5 times below the bound that counts
+    every tree in every score."""
+    worst = 0.0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        sizes = [4, 3, 4]
+        feats = [Feature.integer(f"f{j}", 0, s - 1) for j, s in enumerate(sizes)]
+        n_scores = 3
+        trees = [
+            _random_tree(rng, sizes, n_scores, t % n_scores, False, 1000.0)
+            for t in range(n_scores * 20)
+        ]
+        base = [float(np.float32(b)) for b in rng.normal(0, 500, n_scores)]
+        m = GBDT(feats, [0, 1, 2], trees, base, decision="argmax")
+        P = _points(m)
+        floats = m.scores(P)
+        x = {f.name: int(v) for f, v in zip(m.features, P[0])}
+        vote = Vote(CellSpace(m, x), int(m.predict(x)))
+        assert 0 < 5 * vote.eps < m.vote_rounding(vote.magnitude), seed
+        for r, p in enumerate(P):
+            exact = _exact_scores(m, p)
+            for k in range(n_scores):
+                err = abs(Fraction(float(floats[r, k])) - exact[k])
+                assert err <= Fraction(vote.eps), (seed, r, k)
+                worst = max(worst, float(err) / vote.eps)
+    assert worst > 0.01  # the cases round enough to test the bound
+
+
+def test_the_votes_rounding_bounds_sums_that_round_one_way() -> None:
+    """Every addition rounds up by 3/8 of a unit (1 + 5 * 2**-26 is nearer 1 + 2**-23): 20
+    trees per score carry the error to a third of ``Vote.eps``, which a bound a few times
+    too small would miss."""
+    x = Feature.integer("x", 0, 1)
+    step = 5 * 2.0**-26
+    trees = [
+        _stump(0, 0.5, [step if k == t % 3 else 0.0 for k in range(3)], [0.0, 0.0, 0.0])
+        for t in range(60)
+    ]
+    m = GBDT([x], [0, 1, 2], trees, [1.0, 1.0, 1.0], decision="argmax")
+    vote = Vote(CellSpace(m, {"x": 0}), int(m.predict({"x": 0})))
+    error = float(m.scores([[0]])[0, 0]) - (1.0 + 20 * step)
+    assert error == 20 * 3 * 2.0**-26  # every addition rounded up
+    assert error <= vote.eps < 4 * error
 
 
 # -- LightGBM's decisions in float64: softmax and multiclassova's sigmoids ----------------------

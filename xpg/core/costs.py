@@ -164,6 +164,10 @@ EXHAUSTIVE_LIMIT = 256
 #: nodes the branch and bound over the trees' leaves may visit per class (with shortcuts)
 #: before the solver takes turns with it
 BNB_NODES = 20000
+#: nodes the branch and bound visits on one question before it asks the linear relaxation
+#: (:mod:`xpg.explain.ensemble.linear_bound`, about 200 nodes' time) for a bound at its root,
+#: and from then on at the nodes its own bound keeps, while it prunes
+LP_AFTER_NODES = 1000
 
 _XPGRAPH = "xpg.core.xpgraph"
 _MASKS = "xpg.explain.mask_families"
@@ -226,6 +230,10 @@ COSTS: dict[str, Cost] = {
     "BNB_NODES": Cost(
         ("solver (branch and bound undecided)", "branch and bound alone"),
         "xpg.explain.ensemble.oracle",
+    ),
+    "LP_AFTER_NODES": Cost(
+        ("linear bounds from the first node", "the trees' own bounds only"),
+        "xpg.explain.ensemble.leaf_search",
     ),
 }
 

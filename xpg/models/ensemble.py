@@ -345,11 +345,13 @@ class TreeEnsemble:
         """Is the decision on exact score sums the model's own (no rounding of its own)?"""
         return True
 
-    def vote_rounding(self, magnitude: float) -> float:
+    def vote_rounding(self, magnitude: float, terms: int | None = None) -> float:
         """A bound on the rounding of the sums the explanation oracle states (``base`` plus
         the contributions, before any division by the trees), decision included, when no
-        partial sum exceeds ``magnitude``."""
-        return (len(self.trees) + 2) ** 2 * 2.0**-50 * magnitude
+        partial sum exceeds ``magnitude`` and a sum adds at most ``terms`` nonzero
+        contributions (default: one per tree)."""
+        n = len(self.trees) if terms is None else terms
+        return (n + 2) ** 2 * 2.0**-50 * magnitude
 
     def _decide(self, scores: np.ndarray) -> np.ndarray:
         if self.decision == "sign":

@@ -306,10 +306,11 @@ class GBDT(TreeEnsemble):
         per = big / self.trees_per_score if self.average else big
         return 2.0 * (len(self.trees) + 2) * _UNIT[self.precision] * per + self._decision_slack(per)
 
-    def vote_rounding(self, magnitude: float) -> float:
+    def vote_rounding(self, magnitude: float, terms: int | None = None) -> float:
         """As :meth:`rounding_bound`, for the undivided sums the explanation oracle states
-        (no partial sum above ``magnitude``), decision included."""
-        n = len(self.trees)
+        (no partial sum above ``magnitude``, at most ``terms`` nonzero contributions in one:
+        default, one per tree), decision included."""
+        n = len(self.trees) if terms is None else terms
         count = self.trees_per_score if self.average else 1
         return (
             2.0 * (n + 2) * _UNIT[self.precision] * magnitude

@@ -34,13 +34,25 @@ the trees' leaves).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, cast
 
 import numpy as np
 
+import xpg.core.costs as costs
+from xpg.explain.ensemble.linear_bound import Relaxation
 from xpg.explain.ensemble.vote import Vote, VotePair
 
+#: the linear bound goes on while it prunes at least one node in LP_RATE, after LP_TRIAL
+#: nodes (it costs about 200 nodes of the search's own)
+LP_RATE, LP_TRIAL = 4, 16
+#: seconds the mixed-integer search for an input of the other class may take, once per
+#: question (it finds one in tens of milliseconds where one exists, on the slow questions)
+MILP_SECONDS = 0.25
+#: how far above a tie the mixed-integer search looks (past HiGHS's tolerance, 1e-6; an input
+#: nearer is left to the rest)
+MILP_MARGIN = 1e-3
 #: undecided searches kept to go on with (:meth:`LeafSearch.pair_branch_and_bound`)
 PAUSED = 8
 
@@ -219,8 +231,30 @@ class LeafSearch:
             np.where(fixed, inst + 1, k),
             {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
         )
+
+        def relaxation(node: tuple[Any, ...]) -> Relaxation:
+            idx, lo, hi, sets = node[:4]
+            groups = {i: (box_sets[i][idx], cur) for i, cur in sets.items()}
+            leaf_tree = self.table.tree[rank["perm"][idx]]
+            return Relaxation(
+                u[idx], leaf_tree, box_lo[idx], box_hi[idx], (lo, hi, ordered), groups
+            )
+
+        def linear(node: tuple[Any, ...]) -> tuple[float, np.ndarray | None]:
+            """The linear relaxation's bound over ``node``'s box (:mod:`.linear_bound`), and
+            its rounded best point when the model classifies it otherwise."""
+            found, cells = relaxation(node).bound()
+            found += const
+            if vote.exact_bits is not None and math.isfinite(found):
+                # every sum is a multiple of 2**-bits: so is the maximum (ties stay ties)
+                found = math.floor(found * 2.0**vote.exact_bits) / 2.0**vote.exact_bits
+            if may_beat(found, pair) and vote.others(cells[None, :])[0]:
+                return found, cells
+            return found, None
+
         budget, check_deadline = yield False, None
         nodes = 0
+        lp_after, lp_tries, lp_prunes = costs.LP_AFTER_NODES, 0, 0
         stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
         while stack:
             node = next(stack[-1], None)
@@ -233,12 +267,37 @@ class LeafSearch:
                 budget = nodes - 1 + more
             if nodes % 64 == 0:
                 check_deadline()
+            if nodes == lp_after + 1:
+                # the box search is slow on this question: the root's linear relaxation may
+                # close it at once, or its best point be an input of the other class
+                bound, cells = linear(root)
+                if cells is None and may_beat(bound, pair):
+                    # an input of the other class, if any, is often quick to find with whole z
+                    left = check_deadline()
+                    seconds = MILP_SECONDS if left is None else min(MILP_SECONDS, left)
+                    at_least = -const + MILP_MARGIN  # clear of ties: the floats would decide
+                    cells = relaxation(root).integer_point(at_least, seconds)
+                    if cells is not None and not vote.others(cells[None, :])[0]:
+                        cells = None
+                if cells is not None or not may_beat(bound, pair):
+                    yield True, cells
+                    return
             if len(node) == 5:
                 bound = float(node[4][2].sum()) + const
             else:
                 bound, node = scored(node)
             if not may_beat(bound, pair):
                 continue
+            if nodes > lp_after + 1 and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
+                # the linear bound while it prunes at least one node in LP_RATE
+                lp_tries += 1
+                bound, cells = linear(node)
+                if cells is not None:
+                    yield True, cells
+                    return
+                if not may_beat(bound, pair):
+                    lp_prunes += 1
+                    continue
             idx, lo, hi, sets, (best, starts, top) = node
             best_lo, best_hi = box_lo[best], box_hi[best]
             low = np.maximum(best_lo.max(axis=0), lo)

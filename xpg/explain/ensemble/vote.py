@@ -200,7 +200,12 @@ class VotePart:
         per_leaf, self.magnitude, self.exact_bits = cache["weights"]
         self.per_leaf, self.base = per_leaf, np.asarray(base, dtype=float)
         p = prediction
-        self.eps = 0.0 if self.exact_bits is not None else model.vote_rounding(self.magnitude)
+        if self.exact_bits is not None:
+            self.eps = 0.0
+        else:
+            if "rounding" not in cache:
+                cache["rounding"] = _rounding(table, per_leaf, self.base, model)
+            self.eps = cache["rounding"]
 
         def exact_of(c: int) -> Callable[[], list[Fraction]]:
             if sign_rule:
@@ -285,6 +290,21 @@ def _leaf_weights(
         return per_leaf, magnitude, None
     numbers = np.concatenate([per_leaf.ravel(), base.ravel(), [cut]])
     return per_leaf, magnitude, _dyadic_bits(numbers, max(magnitude, abs(cut)), model)
+
+
+def _rounding(
+    table: LeafTable, per_leaf: np.ndarray, base: np.ndarray, model: TreeEnsemble
+) -> float:
+    """The model's bound on the rounding of its sums (:meth:`TreeEnsemble.vote_rounding`),
+    score by score: a score adds only the trees that contribute to it (a multi-class
+    booster's tree adds to one score, the others' zeros add no rounding), and its partial
+    sums stay within its own magnitude."""
+    top = np.maximum.reduceat(np.abs(per_leaf), table.starts, axis=0)  # per tree and score
+    magnitude = np.abs(np.broadcast_to(base, top.shape[1:])) + top.sum(axis=0)
+    terms = (top > 0).sum(axis=0)
+    return max(
+        model.vote_rounding(float(m), int(n)) for m, n in zip(magnitude.tolist(), terms.tolist())
+    )
 
 
 def _dyadic_bits(

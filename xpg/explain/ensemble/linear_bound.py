@@ -1,0 +1,298 @@
+"""A sound upper bound on a score difference over a box of cells, from a linear relaxation
+(:func:`linear_bound`).
+
+The trees' leaves meeting the box and, per ordered feature and cut ``c`` some leaf's range
+starts or ends at, a variable ``z = [x >= c]`` (decreasing in ``c``); per tree, weights
+``l`` on its leaves summing to 1, and for each of its cuts, the leaves wholly below ``c``
+weigh at most ``1 - z`` and those wholly above at most ``z`` (the strong formulation of
+Kantchelian et al.; a group's cells: one weight per cell, summing to 1, each leaf at most
+the weight of its cells).  Every input of the box is a 0/1 point of it (its leaves, its
+``z``), so the maximum of ``sum(u[l] * l)`` over the relaxation bounds the score
+difference from above; with whole ``z`` it is the maximum itself.
+
+The linear program is solved by HiGHS (``scipy.optimize.linprog``), but its answer is not
+trusted: the bound is the value of the dual solution it returns at any multipliers (the
+weak duality of Neumaier and Shcherbina), computed with a margin for the floats' rounding,
+so it is an upper bound whatever the solver's tolerances did.  With whole ``z`` the same
+program is a mixed-integer one, which HiGHS searches for an input scoring at least a given
+number (:meth:`Relaxation.integer_point`): a candidate that the model then checks, never a
+proof.
+
+Examples
+--------
+Two trees over one feature of 3 cells, each worth 1 on a different side: alone, each
+could take its 1 (a bound of 2); together they never do.
+
+>>> import numpy as np
+>>> lo = np.array([[0], [1], [0], [2]]); hi = np.array([[1], [3], [2], [3]])
+>>> tree = np.array([0, 0, 1, 1]); u = np.array([1.0, 0.0, 0.0, 1.0])
+>>> box = (np.array([0]), np.array([3]), np.array([True]))
+>>> bound, cells = linear_bound(u, tree, lo, hi, box)
+>>> round(bound, 9), cells.tolist() in ([0], [2])  # either best input
+(1.0, True)
+>>> Relaxation(u, tree, lo, hi, box).integer_point(1.0, seconds=1.0).tolist() in ([0], [2])
+True
+
+References
+----------
+Kantchelian, Tygar, Joseph. Evasion and Hardening of Tree Ensemble Classifiers. ICML 2016
+(the formulation); Neumaier, Shcherbina. Safe bounds in linear and mixed-integer linear
+programming. Math. Program. 99, 2004 (the safe dual bound); Huangfu, Hall. Parallelizing
+the dual revised simplex method. Math. Prog. Comp. 10, 2018 (HiGHS).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+#: the unit roundoff of float64
+_UNIT = 2.0**-53
+
+
+class Relaxation:
+    """The linear program of one box: ``max cost @ x`` over ``0 <= x <= 1``,
+    ``a_ub @ x <= b_ub`` and ``a_eq @ x == 1``; ``x`` the leaves' weights, then the cuts'
+    ``z`` (``z_keys``: feature and cell of each, in increasing order), then the groups'
+    cell weights.
+
+    Parameters
+    ----------
+    u, tree : ndarray
+        Per leaf meeting the box (grouped by tree): its weight and its tree.
+    lo, hi : ndarray of int, shape (n_leaves, n_features)
+        Per leaf, the cell range ``[lo, hi)`` of each ordered feature.
+    box : (ndarray, ndarray, ndarray of bool)
+        The box's ``[lo, hi)`` per feature, and which features are ordered.
+    sets : dict of int to (ndarray of bool, ndarray of bool), optional
+        Per group feature: per leaf its cells, and the box's cells.
+    """
+
+    def __init__(
+        self,
+        u: np.ndarray,
+        tree: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        box: tuple[np.ndarray, np.ndarray, np.ndarray],
+        sets: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+    ) -> None:
+        from scipy.sparse import coo_matrix
+
+        n = len(u)
+        box_lo, box_hi, ordered = box
+        self.box_lo = box_lo
+        lo = np.maximum(lo, box_lo)
+        hi = np.minimum(hi, box_hi)
+        tree_ids, tree_row = np.unique(tree, return_inverse=True)
+        first = np.searchsorted(tree_row, np.arange(len(tree_ids)))
+        size = np.diff(np.append(first, n))
+
+        # the cuts: (tree, feature, cell) where some leaf's range starts or ends in the box
+        leaf_i, feat_i = np.nonzero((lo > box_lo) & ordered)
+        leaf_j, feat_j = np.nonzero((hi < box_hi) & ordered)
+        cut_tree = np.concatenate([tree_row[leaf_i], tree_row[leaf_j]])
+        cut_feat = np.concatenate([feat_i, feat_j])
+        cut_cell = np.concatenate([lo[leaf_i, feat_i], hi[leaf_j, feat_j]])
+        cuts = np.unique(np.stack([cut_tree, cut_feat, cut_cell]), axis=1)
+        self.z_keys, z_of_cut = np.unique(cuts[1:], axis=1, return_inverse=True)
+        n_z = self.z_keys.shape[1]
+
+        rows: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
+        rhs: list[np.ndarray] = []
+        n_rows = 0
+
+        def add(row: np.ndarray, col: np.ndarray, val: np.ndarray, b: np.ndarray) -> None:
+            nonlocal n_rows
+            rows.append(row + n_rows)
+            cols.append(col)
+            vals.append(val)
+            rhs.append(b)
+            n_rows += len(b)
+
+        if cuts.shape[1]:
+            # each cut against every leaf of its tree: below it, above it, or across
+            reps = size[cuts[0]]
+            cut_of = np.repeat(np.arange(cuts.shape[1]), reps)
+            leaf = np.repeat(first[cuts[0]] - np.cumsum(reps) + reps, reps) + np.arange(reps.sum())
+            f, c = cuts[1][cut_of], cuts[2][cut_of]
+            below = hi[leaf, f] <= c
+            above = lo[leaf, f] >= c
+            for side, z_sign, b in ((below, 1.0, 1.0), (above, -1.0, 0.0)):
+                used, row = np.unique(cut_of[side], return_inverse=True)
+                m = len(used)
+                add(
+                    np.concatenate([row, np.arange(m)]),
+                    np.concatenate([leaf[side], n + z_of_cut[used]]),
+                    np.concatenate([np.ones(side.sum()), np.full(m, z_sign)]),
+                    np.full(m, b),
+                )
+            # z decreasing in the cell: z[i, c2] <= z[i, c1] for consecutive cuts c1 < c2
+            same = np.flatnonzero(self.z_keys[0, 1:] == self.z_keys[0, :-1])
+            m = len(same)
+            add(
+                np.tile(np.arange(m), 2),
+                np.concatenate([n + same + 1, n + same]),
+                np.concatenate([np.ones(m), -np.ones(m)]),
+                np.zeros(m),
+            )
+        n_vars = n + n_z
+        eq_rows = [tree_row]
+        eq_cols = [np.arange(n)]
+        n_eq = len(tree_ids)
+        #: per group: its feature, its allowed cells, and where their weights start in x
+        self.groups: list[tuple[int, np.ndarray, int]] = []
+        for i, (cells, allowed) in (sets or {}).items():
+            # one weight per allowed cell, summing to 1; a leaf at most the weight of its cells
+            k = np.flatnonzero(allowed)
+            mine = cells[:, k]
+            narrow = np.flatnonzero(~mine.all(axis=1))
+            leaf_at, cell_at = np.nonzero(mine[narrow])
+            m = len(narrow)
+            add(
+                np.concatenate([np.arange(m), leaf_at]),
+                np.concatenate([narrow, n_vars + cell_at]),
+                np.concatenate([np.ones(m), -np.ones(len(leaf_at))]),
+                np.zeros(m),
+            )
+            eq_rows.append(np.full(len(k), n_eq))
+            eq_cols.append(n_vars + np.arange(len(k)))
+            self.groups.append((i, k, n_vars))
+            n_eq += 1
+            n_vars += len(k)
+
+        self.n_leaves, self.n_z = n, n_z
+        self.cost = np.zeros(n_vars)
+        self.cost[:n] = u
+        self.a_ub = (
+            coo_matrix(
+                (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                shape=(n_rows, n_vars),
+            ).tocsr()
+            if n_rows
+            else None
+        )
+        self.b_ub = np.concatenate(rhs) if n_rows else None
+        eq_r, eq_c = np.concatenate(eq_rows), np.concatenate(eq_cols)
+        self.a_eq = coo_matrix((np.ones(len(eq_r)), (eq_r, eq_c)), shape=(n_eq, n_vars)).tocsr()
+
+    def cells(self, x: np.ndarray) -> np.ndarray:
+        """The cells a solution ``x`` rounds to: along each feature, the last cut whose
+        ``z`` is at least 1/2 (``z`` decreases) starts the cell; a group takes its
+        heaviest cell."""
+        cells = np.array(self.box_lo, dtype=np.int64)
+        up = x[self.n_leaves : self.n_leaves + self.n_z] >= 0.5
+        cells[self.z_keys[0, up]] = self.z_keys[1, up]  # keys increase: the last one stays
+        for i, k, start in self.groups:
+            cells[i] = k[int(np.argmax(x[start : start + len(k)]))]
+        return cells
+
+    def bound(self) -> tuple[float, np.ndarray]:
+        """:func:`linear_bound`'s answer."""
+        from scipy.optimize import linprog
+
+        b_eq = np.ones(self.a_eq.shape[0])
+        result = linprog(
+            -self.cost,
+            A_ub=self.a_ub,
+            b_ub=self.b_ub,
+            A_eq=self.a_eq,
+            b_eq=b_eq,
+            bounds=(0, 1),
+            method="highs",
+        )
+        if result.status != 0:
+            return math.inf, np.array(self.box_lo, dtype=np.int64)
+        y = (
+            np.maximum(0.0, -np.asarray(result.ineqlin.marginals))
+            if self.a_ub is not None
+            else np.zeros(0)
+        )
+        w = -np.asarray(result.eqlin.marginals)
+        value = _dual_value(self.cost, self.a_ub, self.b_ub, y, self.a_eq, w)
+        return value, self.cells(result.x)
+
+    def integer_point(self, at_least: float, seconds: float) -> np.ndarray | None:
+        """Cells of an input whose score the mixed-integer program (whole ``z``) finds
+        ``>= at_least``, within ``seconds``; None when it finds none.  A search, not a
+        proof: its answer is only as good as the solver's tolerances, so the caller checks
+        the input with the model."""
+        from scipy.optimize import Bounds, LinearConstraint, milp
+
+        whole = np.zeros(len(self.cost))
+        whole[self.n_leaves : self.n_leaves + self.n_z] = 1
+        for _, k, start in self.groups:
+            whole[start : start + len(k)] = 1
+        rows = [
+            LinearConstraint(self.a_eq, 1.0, 1.0),
+            LinearConstraint(self.cost[None, :], at_least, np.inf),
+        ]
+        if self.a_ub is not None:
+            rows.append(LinearConstraint(self.a_ub, -np.inf, self.b_ub))
+        result = milp(
+            np.zeros(len(self.cost)),
+            constraints=rows,
+            integrality=whole,
+            bounds=Bounds(0, 1),
+            options={"time_limit": max(seconds, 0.001)},
+        )
+        return None if result.x is None else self.cells(result.x)
+
+
+def linear_bound(
+    u: np.ndarray,
+    tree: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray],
+    sets: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> tuple[float, np.ndarray]:
+    """An upper bound on ``sum(u[leaf])`` over the inputs of a box, one leaf per tree, and
+    the relaxation's best point rounded to cells (often the best input itself: its score
+    is the bound when every ``z`` is whole).  The parameters are :class:`Relaxation`'s.
+
+    Returns
+    -------
+    bound : float
+        Never below the maximum (``inf`` when the solver gave no usable answer).
+    cells : ndarray of int
+        A cell of the box per feature: where the relaxation's ``z`` round to.
+    """
+    return Relaxation(u, tree, lo, hi, box, sets).bound()
+
+
+def _dual_value(
+    cost: np.ndarray,
+    a_ub: Any,
+    b_ub: np.ndarray | None,
+    y: np.ndarray,
+    a_eq: Any,
+    w: np.ndarray,
+) -> float:
+    """``y @ b_ub + sum(w) + sum(max(0, cost - a_ub.T @ y - a_eq.T @ w))``, an upper bound
+    on ``cost @ x`` over ``0 <= x <= 1``, ``a_ub @ x <= b_ub``, ``a_eq @ x == 1`` for any
+    ``y >= 0`` and ``w``, raised by a bound on the rounding of every sum (the matrices'
+    entries are 0 or +-1 and ``b_ub`` 0 or 1, so the products are exact)."""
+    reduced = cost - a_eq.T @ w
+    size = abs(cost) + abs(a_eq).T @ abs(w)
+    terms_per_column = np.diff(a_eq.T.tocsr().indptr)
+    fixed_abs = fixed = 0.0
+    if b_ub is not None:
+        reduced -= a_ub.T @ y
+        size += abs(a_ub).T @ y
+        terms_per_column = terms_per_column + np.diff(a_ub.T.tocsr().indptr)
+        fixed = fixed_abs = float((y * b_ub).sum())
+    # |fl(r) - r| <= gamma_k * size for a sum of k terms; twice that, to cover size's own
+    slack = 2.0 * (terms_per_column + 2) * _UNIT * size
+    positive = np.maximum(0.0, reduced + slack)
+    total = float(positive.sum()) + fixed + float(w.sum())
+    magnitude = float(positive.sum()) + fixed_abs + float(np.abs(w).sum())
+    n_terms = len(positive) + len(w) + (0 if b_ub is None else len(b_ub)) + 2
+    return total + 2.0 * n_terms * _UNIT * magnitude
+
+
+__all__ = ["Relaxation", "linear_bound"]
