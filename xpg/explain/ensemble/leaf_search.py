@@ -7,8 +7,12 @@ that lets every tree choose its best leaf independently among those the fixed fe
 (:meth:`LeafSearch.greedy`); and a branch and bound with a budget
 (:meth:`LeafSearch.pair_branch_and_bound`) that cuts the box of cells in two where the trees'
 best leaves disagree, branches on one tree's leaves only on near-ties, and, asked the same
-question again, goes on where it stopped.  Every input
-returned is one the model's own floats classify otherwise.
+question again, goes on where it stopped.  A question still open after
+:data:`~xpg.core.costs.LP_AFTER_NODES` nodes gets the linear relaxation
+(:mod:`~xpg.explain.ensemble.linear_bound`): its sound bound at the root and then at each
+node while it prunes, its rounded best points, and one short mixed-integer search for an
+input clearly of the other class.  Every input returned is one the model's own floats
+classify otherwise.
 
 Examples
 --------
@@ -29,7 +33,8 @@ References
 ----------
 Chen, Zhang, Si, Li, Boning, Hsieh. Robustness Verification of Tree-based Models. NeurIPS
 2019; Devos, Meert, Davis. Versatile Verification of Tree Ensembles. ICML 2021 (searches over
-the trees' leaves).
+the trees' leaves); Kantchelian, Tygar, Joseph. Evasion and Hardening of Tree Ensemble
+Classifiers. ICML 2016 (the relaxation).
 """
 
 from __future__ import annotations
