@@ -132,6 +132,8 @@ class Z3Encoding:
         solver.from_string("\n".join(decl + body))
         self._sel = [z3.Bool(f"s{i}") for i in range(len(space.n_cells))]
         self._leaf_names = [self._node_name(t, n) for t, n in table.leaves()]
+        self._row_of = {leaf: row for row, leaf in enumerate(table.leaves())}
+        self._same: list[list[int]] | None = None
         self._beats: dict[int, Any] = {}
         self.solver = solver
 
@@ -201,16 +203,32 @@ class Z3Encoding:
 
     def block(self, cells: np.ndarray) -> None:
         """Exclude the combination of leaves ``cells`` reaches (a near-tie the relaxed
-        constraint admits but the model's floats do not)."""
+        constraint admits but the model's floats do not), and with it every combination
+        that differs only by leaves of the same contributions: the model adds the same
+        numbers in the same order there, so its floats decide alike."""
         import z3
 
-        self.solver.add(z3.Or([z3.Not(v) for v in self._leaf_vars(cells)]))
+        same = self._same_contributions()
+        self.solver.add(
+            z3.Or([z3.And([z3.Not(z3.Bool(self._leaf_names[r])) for r in same[row]])
+                   for row in self._leaf_rows(cells)])
+        )  # fmt: skip
 
-    def _leaf_vars(self, cells: np.ndarray) -> list[Any]:
-        import z3
+    def _same_contributions(self) -> list[list[int]]:
+        """Per leaf of the table, the leaves of its tree with the same contributions."""
+        if self._same is None:
+            per_leaf, tree = self.vote.per_leaf, self.table.tree
+            key = [(int(tree[row]), per_leaf[row].tobytes()) for row in range(len(tree))]
+            groups: dict[tuple[int, bytes], list[int]] = {}
+            for row, k in enumerate(key):
+                groups.setdefault(k, []).append(row)
+            self._same = [groups[k] for k in key]
+        return self._same
 
-        out = []
+    def _leaf_rows(self, cells: np.ndarray) -> list[int]:
+        """The rows of the leaf table ``cells`` reach, one per tree."""
         space = self.space
+        rows = []
         for t, tree in enumerate(self.vote.model.trees):
             feat, left = space.splits[t]
             n = 0
@@ -219,8 +237,8 @@ class Z3Encoding:
                 assert lc is not None
                 goes_left = space.goes_left(int(feat[n]), lc, int(cells[feat[n]]))
                 n = int(tree.left[n] if goes_left else tree.right[n])
-            out.append(z3.Bool(self._node_name(t, n)))
-        return out
+            rows.append(self._row_of[t, n])
+        return rows
 
     def _node_name(self, t: int, n: int) -> str:
         return f"r{t}_{self.table.alias[t].get(n, n)}"
