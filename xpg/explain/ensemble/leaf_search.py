@@ -245,10 +245,10 @@ class LeafSearch:
                 u[idx], leaf_tree, box_lo[idx], box_hi[idx], (lo, hi, ordered), groups
             )
 
-        def linear(node: tuple[Any, ...]) -> tuple[float, np.ndarray | None]:
-            """The linear relaxation's bound over ``node``'s box (:mod:`.linear_bound`), and
-            its rounded best point when the model classifies it otherwise."""
-            found, cells = relaxation(node).bound()
+        def linear(relax: Relaxation) -> tuple[float, np.ndarray | None]:
+            """The linear relaxation's bound over its box (:mod:`.linear_bound`), and its
+            rounded best point when the model classifies it otherwise."""
+            found, cells = relax.bound()
             found += const
             if vote.exact_bits is not None and math.isfinite(found):
                 # every sum is a multiple of 2**-bits: so is the maximum (ties stay ties)
@@ -275,13 +275,14 @@ class LeafSearch:
             if nodes == lp_after + 1:
                 # the box search is slow on this question: the root's linear relaxation may
                 # close it at once, or its best point be an input of the other class
-                bound, cells = linear(root)
+                relax = relaxation(root)
+                bound, cells = linear(relax)
                 if cells is None and may_beat(bound, pair):
                     # an input of the other class, if any, is often quick to find with whole z
                     left = check_deadline()
                     seconds = MILP_SECONDS if left is None else min(MILP_SECONDS, left)
                     at_least = -const + MILP_MARGIN  # clear of ties: the floats would decide
-                    cells = relaxation(root).integer_point(at_least, seconds)
+                    cells = relax.integer_point(at_least, seconds)
                     if cells is not None and not vote.others(cells[None, :])[0]:
                         cells = None
                 if cells is not None or not may_beat(bound, pair):
@@ -296,7 +297,7 @@ class LeafSearch:
             if nodes > lp_after + 1 and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
                 # the linear bound while it prunes at least one node in LP_RATE
                 lp_tries += 1
-                bound, cells = linear(node)
+                bound, cells = linear(relaxation(node))
                 if cells is not None:
                     yield True, cells
                     return
