@@ -15,10 +15,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+import xpg.core.costs as costs
+import xpg.explain.ensemble.leaf_search as leaf_search
 from xpg.core.feature_space import FeatureGroup
 from xpg.core.features import Feature
 from xpg.explain.ensemble import CellSpace, EnsembleOracle
 from xpg.explain.ensemble.leaf_search import LeafSearch
+from xpg.explain.ensemble.linear_bound import Relaxation
 from xpg.models.ensemble_import import ensemble_from_sklearn
 
 sklearn_ensemble = pytest.importorskip("sklearn.ensemble")
@@ -54,9 +57,29 @@ def _fit(seed: int, kind: str, n_classes: int):
     return est, feats, sizes, X
 
 
+@pytest.mark.parametrize("relaxed", [False, True])
 @pytest.mark.parametrize("kind", ["forest", "boosted"])
-def test_every_question_agrees_with_brute_force(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_question_agrees_with_brute_force(
+    kind: str, relaxed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``relaxed``: the linear relaxation from the first node (its bounds, points and
+    integer search), as a slow question gets it."""
     splits = _spy(monkeypatch, "_split")
+    searches = _spy(monkeypatch, "_box_search")
+    bounds: list[Any] = []
+    if relaxed:
+        # no integer search, and the relaxation's points at a corner of the box: the
+        # questions of another class go on past the root, with the nodes' own bounds
+        monkeypatch.setattr(costs, "LP_AFTER_NODES", 0)
+        monkeypatch.setattr(leaf_search, "MILP_SECONDS", 0.0)
+        monkeypatch.setattr(Relaxation, "cells", lambda self, x: np.array(self.box_lo))
+        original = Relaxation.bound
+
+        def spied(self: Relaxation) -> Any:
+            bounds.append(original(self))
+            return bounds[-1]
+
+        monkeypatch.setattr(Relaxation, "bound", spied)
     asked = other = 0
     for seed in range(6):
         est, feats, sizes, X = _fit(seed, kind, 2 + seed % 2)
@@ -88,7 +111,10 @@ def test_every_question_agrees_with_brute_force(kind: str, monkeypatch: pytest.M
                     found = search.branch_and_bound(mask, 10**6)
                     assert found[0] and (found[1] is not None) == bool(possible), (seed, fixed)
     assert asked > 250 and other > 50
-    assert sum(s is not None for s in splits) > 100  # boxes were cut
+    if relaxed:  # the root's bound, and then the nodes' own
+        assert len(bounds) > len(searches) + 100 > 350, (len(bounds), len(searches))
+    else:
+        assert not bounds and sum(s is not None for s in splits) > 100  # boxes were cut
 
 
 def test_a_class_beaten_alone_is_found_when_it_can_win() -> None:

@@ -1,13 +1,12 @@
-"""The linear relaxation's bound (:mod:`xpg.explain.ensemble.linear_bound`) and the branch
-and bound that uses it, against brute force.
+"""The linear relaxation's bound (:mod:`xpg.explain.ensemble.linear_bound`) against brute
+force.
 
 On random forests and boosted ensembles over integer features and over a one-hot group: for
 random boxes of cells and every class the prediction must lose to, the bound is never below
 the best score difference of any input of the box (every input evaluated), never above the
 bound that lets each tree choose alone, and strictly below it on some boxes; its point lies
 in the box; and the integer search finds an input of the box scoring what it is asked when
-one does.  Then every question of the branch and bound, with the relaxation used from the
-first node, decides as brute force through scikit-learn's ``predict`` does.
+one does.  (The branch and bound that uses it is checked in ``test_box_splits.py``.)
 """
 
 from __future__ import annotations
@@ -17,32 +16,14 @@ import itertools
 import numpy as np
 import pytest
 
-import xpg.core.costs as costs
-import xpg.explain.ensemble.leaf_search as leaf_search
 from xpg.core.feature_space import FeatureGroup
 from xpg.core.features import Feature
 from xpg.explain.ensemble import CellSpace, EnsembleOracle
-from xpg.explain.ensemble.linear_bound import Relaxation, linear_bound
+from xpg.explain.ensemble.linear_bound import Relaxation
 from xpg.models.ensemble_import import ensemble_from_sklearn
+from xpg.testing.ensembles import random_sklearn_ensemble
 
 sklearn_ensemble = pytest.importorskip("sklearn.ensemble")
-
-
-def _fit(seed: int, kind: str, n_classes: int):
-    rng = np.random.default_rng(seed)
-    sizes = [int(s) for s in rng.integers(3, 7, 4)]
-    X = np.column_stack([rng.integers(0, s, 150) for s in sizes]).astype(float)
-    score = X @ rng.normal(size=4) + rng.normal(0, 1.5, 150)
-    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
-    if kind == "forest":
-        est = sklearn_ensemble.RandomForestClassifier(10, max_depth=5, random_state=seed)
-    else:
-        est = sklearn_ensemble.GradientBoostingClassifier(
-            n_estimators=8, max_depth=3, random_state=seed
-        )
-    est.fit(X, y)
-    feats = [Feature.integer(f"f{j}", 0, s - 1) for j, s in enumerate(sizes)]
-    return est, feats, sizes, X
 
 
 def _grouped(seed: int):
@@ -61,8 +42,12 @@ def _grouped(seed: int):
 
 def _spaces():
     for seed in range(8):
-        est, feats, sizes, X = _fit(seed, ("forest", "boosted")[seed % 2], 2 + seed % 2)
-        yield seed, CellSpace(ensemble_from_sklearn(est, feats), [int(v) for v in X[seed]])
+        kind = ("forest", "boosted")[seed % 2]
+        est, feats, points = random_sklearn_ensemble(
+            seed, kind, n_features=4, n_classes=2 + seed % 2, n_trees=10, depth=5
+        )
+        x = {f.name: v for f, v in zip(feats, points[seed].tolist())}
+        yield seed, CellSpace(ensemble_from_sklearn(est, feats), x)
     for seed in range(4):
         yield 100 + seed, _grouped(seed)
 
@@ -110,10 +95,11 @@ def test_the_bound_is_never_below_any_input_of_the_box() -> None:
                 for pair in search.vote.pairs:
                     u = pair.u[leaves]
                     best = float((holds * u).sum(axis=1).max())
-                    bound, cells = linear_bound(
+                    relax = Relaxation(
                         u, table.tree[leaves], table.lo[leaves], table.hi[leaves],
                         (a, b, ordered), groups,
                     )  # fmt: skip
+                    bound, cells = relax.bound()
                     alone = search.bound(pair, inside) - float(pair.const)
                     assert best - 1e-9 <= bound <= alone + 1e-9, (seed, a, b)
                     tighter += bound < alone - 1e-6
@@ -124,10 +110,6 @@ def test_the_bound_is_never_below_any_input_of_the_box() -> None:
                     )
                     # the integer search: an input scoring at least what is asked, found
                     # when one scores clearly more
-                    relax = Relaxation(
-                        u, table.tree[leaves], table.lo[leaves], table.hi[leaves],
-                        (a, b, ordered), groups,
-                    )  # fmt: skip
                     for want in (best - 0.05, best + 0.05):
                         point = relax.integer_point(want, seconds=10.0)
                         if want < best:
@@ -137,48 +119,3 @@ def test_the_bound_is_never_below_any_input_of_the_box() -> None:
                             assert float((holds[row] * u).sum()) >= want - 1e-6
                             found += 1
     assert boxes > 150 and tighter > 20 and found >= boxes
-
-
-@pytest.mark.parametrize("kind", ["forest", "boosted"])
-def test_the_relaxed_search_agrees_with_brute_force(
-    kind: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With the relaxation from the first node, every question decides as exhaustive
-    evaluation through scikit-learn does; some were closed or answered by the relaxation."""
-    monkeypatch.setattr(costs, "LP_AFTER_NODES", 0)
-    used = []
-    original = leaf_search.Relaxation.bound
-
-    def spied(self):
-        out = original(self)
-        used.append(out)
-        return out
-
-    monkeypatch.setattr(leaf_search.Relaxation, "bound", spied)
-    asked = 0
-    for seed in range(6):
-        est, feats, sizes, X = _fit(seed, kind, 2 + seed % 2)
-        grid = np.array(list(itertools.product(*[range(s) for s in sizes])), dtype=float)
-        labels = est.predict(grid)
-        model = ensemble_from_sklearn(est, feats)
-        x = [int(v) for v in X[seed]]
-        pred = est.predict(np.array([x], dtype=float))[0]
-        space = CellSpace(model, x)
-        with EnsembleOracle(space, exhaustive_limit=0) as oracle:
-            search = oracle._search
-            for r in range(len(sizes)):
-                for fixed in itertools.combinations(range(len(sizes)), r):
-                    keep = np.all(grid[:, list(fixed)] == np.array(x)[list(fixed)], axis=1)
-                    possible = set(labels[keep].tolist()) - {pred}
-                    mask = np.isin(np.arange(len(sizes)), fixed)
-                    for q, pair in enumerate(search.vote.pairs):
-                        decided, w = search.pair_branch_and_bound(mask, q, 10**6)
-                        assert decided
-                        if w is None:
-                            assert model.classes[pair.cls] not in possible, (seed, fixed, q)
-                        else:
-                            row = np.array([space.values(w.tolist())[f.name] for f in feats])
-                            assert est.predict(row[None, :].astype(float))[0] != pred
-                            assert all(w[i] == space.instance_cell[i] for i in fixed)
-                        asked += 1
-    assert asked > 60 and len(used) > 60

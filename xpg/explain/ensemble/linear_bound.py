@@ -1,5 +1,5 @@
 """A sound upper bound on a score difference over a box of cells, from a linear relaxation
-(:func:`linear_bound`).
+(:class:`Relaxation`).
 
 The trees' leaves meeting the box and, per ordered feature and cut ``c`` some leaf's range
 starts or ends at, a variable ``z = [x >= c]`` (decreasing in ``c``); per tree, weights
@@ -27,10 +27,11 @@ could take its 1 (a bound of 2); together they never do.
 >>> lo = np.array([[0], [1], [0], [2]]); hi = np.array([[1], [3], [2], [3]])
 >>> tree = np.array([0, 0, 1, 1]); u = np.array([1.0, 0.0, 0.0, 1.0])
 >>> box = (np.array([0]), np.array([3]), np.array([True]))
->>> bound, cells = linear_bound(u, tree, lo, hi, box)
+>>> relax = Relaxation(u, tree, lo, hi, box)
+>>> bound, cells = relax.bound()
 >>> round(bound, 9), cells.tolist() in ([0], [2])  # either best input
 (1.0, True)
->>> Relaxation(u, tree, lo, hi, box).integer_point(1.0, seconds=1.0).tolist() in ([0], [2])
+>>> relax.integer_point(1.0, seconds=1.0).tolist() in ([0], [2])
 True
 
 References
@@ -192,7 +193,10 @@ class Relaxation:
         return cells
 
     def bound(self) -> tuple[float, np.ndarray]:
-        """:func:`linear_bound`'s answer."""
+        """An upper bound on ``sum(u[leaf])`` over the inputs of the box, one leaf per
+        tree (``inf`` when the solver gave no usable answer), and the relaxation's best
+        point rounded to cells (:meth:`cells`; often the best input itself: its score is
+        the bound when every ``z`` is whole)."""
         from scipy.optimize import linprog
 
         b_eq = np.ones(self.a_eq.shape[0])
@@ -243,28 +247,6 @@ class Relaxation:
         return None if result.x is None else self.cells(result.x)
 
 
-def linear_bound(
-    u: np.ndarray,
-    tree: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    box: tuple[np.ndarray, np.ndarray, np.ndarray],
-    sets: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
-) -> tuple[float, np.ndarray]:
-    """An upper bound on ``sum(u[leaf])`` over the inputs of a box, one leaf per tree, and
-    the relaxation's best point rounded to cells (often the best input itself: its score
-    is the bound when every ``z`` is whole).  The parameters are :class:`Relaxation`'s.
-
-    Returns
-    -------
-    bound : float
-        Never below the maximum (``inf`` when the solver gave no usable answer).
-    cells : ndarray of int
-        A cell of the box per feature: where the relaxation's ``z`` round to.
-    """
-    return Relaxation(u, tree, lo, hi, box, sets).bound()
-
-
 def _dual_value(
     cost: np.ndarray,
     a_ub: Any,
@@ -295,4 +277,4 @@ def _dual_value(
     return total + 2.0 * n_terms * _UNIT * magnitude
 
 
-__all__ = ["Relaxation", "linear_bound"]
+__all__ = ["Relaxation"]
