@@ -119,3 +119,24 @@ def test_the_bound_is_never_below_any_input_of_the_box() -> None:
                             assert float((holds[row] * u).sum()) >= want - 1e-6
                             found += 1
     assert boxes > 150 and tighter > 20 and found >= boxes
+
+
+def test_a_solver_answer_without_numbers_bounds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Multipliers that are not numbers (NaN) give no bound (inf), never one that prunes."""
+    import scipy.optimize
+
+    original = scipy.optimize.linprog
+
+    def spoiled(*args, **kwargs):
+        result = original(*args, **kwargs)
+        result.eqlin.marginals = np.full_like(result.eqlin.marginals, np.nan)
+        return result
+
+    monkeypatch.setattr(scipy.optimize, "linprog", spoiled)
+    lo = np.array([[0], [1], [0], [2]])
+    hi = np.array([[1], [3], [2], [3]])
+    box = (np.array([0]), np.array([3]), np.array([True]))
+    bound, _ = Relaxation(
+        np.array([1.0, 0.0, 0.0, 1.0]), np.array([0, 0, 1, 1]), lo, hi, box
+    ).bound()
+    assert bound == np.inf

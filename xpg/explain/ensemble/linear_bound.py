@@ -218,7 +218,8 @@ class Relaxation:
         )
         w = -np.asarray(result.eqlin.marginals)
         value = _dual_value(self.cost, self.a_ub, self.b_ub, y, self.a_eq, w)
-        return value, self.cells(result.x)
+        # a NaN compares False everywhere: it would prune as if it proved the question
+        return (value if math.isfinite(value) else math.inf), self.cells(result.x)
 
     def integer_point(self, at_least: float, seconds: float) -> np.ndarray | None:
         """Cells of an input whose score the mixed-integer program (whole ``z``) finds
