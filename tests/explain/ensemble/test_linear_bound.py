@@ -53,7 +53,7 @@ def _spaces():
 
 
 def test_the_bound_is_never_below_any_input_of_the_box() -> None:
-    tighter = boxes = found = 0
+    tighter = boxes = found = narrower = 0
     for seed, space in _spaces():
         rng = np.random.default_rng(seed)
         with EnsembleOracle(space, exhaustive_limit=0) as oracle:
@@ -104,6 +104,15 @@ def test_the_bound_is_never_below_any_input_of_the_box() -> None:
                     assert best - 1e-9 <= bound <= alone + 1e-9, (seed, a, b)
                     tighter += bound < alone - 1e-6
                     boxes += 1
+                    # the dual solution bounds every box inside without a solver
+                    sub = _inside(rng, a, b, chosen, ordered)
+                    in_sub = _in_box(grid, *sub)
+                    meets = _meets(table, leaves, *sub)
+                    assert relax.dual is not None
+                    inherited = relax.dual.value(meets, sub)
+                    sub_best = float((holds[in_sub] * u).sum(axis=1).max())
+                    assert sub_best - 1e-9 <= inherited <= bound + 1e-9, (seed, a, b, sub)
+                    narrower += inherited < bound - 1e-6
                     assert all(
                         chosen[i][c] if i in chosen else a[i] <= c < b[i]
                         for i, c in enumerate(cells.tolist())
@@ -119,6 +128,35 @@ def test_the_bound_is_never_below_any_input_of_the_box() -> None:
                             assert float((holds[row] * u).sum()) >= want - 1e-6
                             found += 1
     assert boxes > 150 and tighter > 20 and found >= boxes
+    assert narrower > 50
+
+
+def _inside(
+    rng: np.random.Generator, a: np.ndarray, b: np.ndarray, chosen: dict, ordered: np.ndarray
+):
+    """A random box inside ``[a, b)`` and ``chosen``: its lo, hi and group cells."""
+    sa = np.array([rng.integers(lo, hi) for lo, hi in zip(a, b)])
+    sb = np.array([rng.integers(lo + 1, hi + 1) for lo, hi in zip(sa, b)])
+    sa[~ordered], sb[~ordered] = a[~ordered], b[~ordered]
+    sets = {}
+    for i, cur in chosen.items():
+        sets[i] = cur & (rng.random(len(cur)) < 0.6)
+        sets[i][rng.choice(np.flatnonzero(cur))] = True
+    return sa, sb, sets
+
+
+def _in_box(grid: np.ndarray, lo: np.ndarray, hi: np.ndarray, sets: dict) -> np.ndarray:
+    keep = np.all((grid >= lo) & (grid < hi), axis=1)
+    for i, cur in sets.items():
+        keep &= cur[grid[:, i]]
+    return keep
+
+
+def _meets(table, leaves: np.ndarray, lo: np.ndarray, hi: np.ndarray, sets: dict) -> np.ndarray:
+    meets = np.all((table.lo[leaves] < hi) & (table.hi[leaves] > lo), axis=1)
+    for i, cur in sets.items():
+        meets &= (table.sets[i][leaves] & cur).any(axis=1)
+    return meets
 
 
 def test_a_solver_answer_without_numbers_bounds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from xpg.core.features import Feature
 from xpg.explain.ensemble import CellSpace, EnsembleOracle
-from xpg.models import EnsembleTree, Forest
+from xpg.models import BoostedTrees, EnsembleTree, Forest
+from xpg.models.ensemble import TreeEnsemble
 
 THIRDS = [[1 / 3, 2 / 3], [2 / 3, 1 / 3], [1.0, 0.0], [0.0, 1.0]]
 
@@ -65,3 +66,104 @@ def test_blocked_ties_keep_every_answer(backend: str) -> None:
             refined += oracle.refinements
     assert questions == 10 * 8
     assert refined > 0  # near-ties were refused by the floats and blocked
+
+
+THIRDS_3 = [[1 / 3, 1 / 3, 1 / 3], [2 / 3, 1 / 3, 0.0], [0.0, 2 / 3, 1 / 3], [1 / 3, 0.0, 2 / 3]]
+
+
+def _thirds_ensemble(seed: int, kind: str) -> tuple[TreeEnsemble, list[int]]:
+    """A forest (``"forest2"``, ``"forest3"``: classes) or a one-score booster (``"boosted"``)
+    of 8 depth-2 trees whose leaves hold thirds, and the sizes of its features."""
+    rng = np.random.default_rng(seed)
+    sizes = [3, 3, 4]
+    trees = [_tree(rng, sizes) for _ in range(8)]
+    feats = [Feature.integer(f"f{j}", 0, s - 1) for j, s in enumerate(sizes)]
+    if kind == "boosted":  # the difference of the two thirds: -1/3, 1/3, -1, 1
+        trees = [t._replace(value=t.value[:, :1] - t.value[:, 1:]) for t in trees]
+        return BoostedTrees(feats, ["a", "b"], trees, [0.0], 1.0), sizes
+    classes = int(kind[-1])
+    if classes == 3:
+        trees = [
+            t._replace(
+                value=np.array([[0.0] * 3] * 3 + [THIRDS_3[k] for k in rng.integers(0, 4, 4)])
+            )
+            for t in trees
+        ]
+    return Forest(feats, [str(c) for c in range(classes)], trees, [0.0] * classes, 1 / 8), sizes
+
+
+@pytest.mark.parametrize("kind", ["forest2", "forest3", "boosted"])
+def test_the_floats_monotone_bound_holds_for_every_choice_of_leaves(kind: str) -> None:
+    """``Vote.floats_keep`` on random sets of leaves per tree: when it says the prediction
+    stays, every choice of one leaf per tree, evaluated by the model's own floats, keeps it;
+    and it says so on sets whose bound on exact sums is within ``2 eps`` of a tie (where that
+    bound decides nothing)."""
+    from xpg.explain.ensemble.vote import Vote
+
+    kept = near = 0
+    for seed in range(40):
+        model, sizes = _thirds_ensemble(seed, kind)
+        rng = np.random.default_rng(100 + seed)
+        x = [int(rng.integers(0, s)) for s in sizes]
+        vote = Vote(CellSpace(model, x), int(model.classes.index(model.predict(x))))
+        table = vote.table
+        for _ in range(20):
+            chosen = [
+                rng.choice(np.arange(lo, hi), int(rng.integers(1, hi - lo + 1)), replace=False)
+                for lo, hi in zip(table.start[:-1], table.start[1:])
+            ]
+            leaves = np.concatenate([np.sort(c) for c in chosen])
+            starts = np.cumsum([0] + [len(c) for c in chosen[:-1]])
+            combos = np.array(list(itertools.product(*[table.node[c] for c in chosen])))
+            decided = model.classes_of_scores(model.scores_of_leaves(combos))
+            for pair in vote.pairs:
+                if vote.floats_keep(pair, leaves, starts):
+                    kept += 1
+                    assert not (decided == pair.cls).any(), (seed, pair.cls)
+                    best = sum(float(pair.u[c].max()) for c in chosen)
+                    near += vote.may_beat(best, pair)
+    assert kept > 30
+    assert near > 5  # decided where the bound on exact sums could not
+
+
+@pytest.mark.parametrize("kind", ["forest2", "forest3", "boosted"])
+def test_the_branch_and_bound_alone_decides_near_ties_as_brute_force(kind: str) -> None:
+    """Every question of forests of thirds asked of the branch and bound alone (no solver):
+    its answer is exhaustive evaluation's, and near-ties were pruned by the floats' bound."""
+    from xpg.explain.ensemble.leaf_search import LeafSearch
+    from xpg.explain.ensemble.vote import Vote
+
+    pruned = 0
+    original = Vote.floats_keep
+
+    def counted(self: Vote, *args: object) -> bool:
+        nonlocal pruned
+        out = original(self, *args)  # type: ignore[arg-type]
+        pruned += out
+        return out
+
+    Vote.floats_keep = counted  # type: ignore[method-assign]
+    try:
+        for seed in range(30):
+            model, sizes = _thirds_ensemble(seed, kind)
+            grid = np.array(list(itertools.product(*[range(s) for s in sizes])))
+            labels = model.predict_batch(grid.astype(float))
+            rng = np.random.default_rng(seed)
+            x = [int(v) for v in grid[rng.integers(0, len(grid))]]
+            pred = model.predict(x)
+            space = CellSpace(model, x)
+            search = LeafSearch(Vote(space, model.classes.index(pred)))
+            for r in range(len(sizes) + 1):
+                for fixed in itertools.combinations(range(len(sizes)), r):
+                    keep = np.all(grid[:, list(fixed)] == np.array(x)[list(fixed)], axis=1)
+                    mask = np.zeros(len(sizes), dtype=bool)
+                    mask[list(fixed)] = True
+                    decided, w = search.branch_and_bound(mask, 10**6)
+                    assert decided
+                    assert (w is not None) == bool((labels[keep] != pred).any()), (seed, fixed)
+                    if w is not None:
+                        row = [space.values(w.tolist())[f.name] for f in model.features]
+                        assert model.predict(row) != pred
+    finally:
+        Vote.floats_keep = original  # type: ignore[method-assign]
+    assert pruned > 0

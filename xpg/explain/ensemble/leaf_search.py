@@ -46,7 +46,7 @@ from typing import Any, cast
 import numpy as np
 
 import xpg.core.costs as costs
-from xpg.explain.ensemble.linear_bound import Relaxation
+from xpg.explain.ensemble.linear_bound import DualBound, Relaxation
 from xpg.explain.ensemble.vote import Vote, VotePair
 
 #: the linear bound goes on while it prunes at least one node in LP_RATE, after LP_TRIAL
@@ -208,6 +208,9 @@ class LeafSearch:
         k = np.asarray(self.space.n_cells, dtype=np.int64)
         first_leaf, const = self.table.starts, float(pair.const)
         ordered = np.asarray(self.space.ordered, dtype=bool)
+        perm = rank["perm"]
+        # bounds this close to a tie leave the decision to the floats' rounding
+        near_tie = 2 * vote.eps if vote.eps > 0 else -math.inf
 
         def scored(node: tuple[Any, ...]) -> tuple[float, tuple[Any, ...]]:
             idx = node[0]
@@ -215,51 +218,65 @@ class LeafSearch:
             starts = np.searchsorted(idx, first_leaf)
             best = idx[starts]
             top = u[best]
-            return float(top.sum()) + const, (*node[:4], (best, starts, top))
+            return float(top.sum()) + const, (*node[:5], (best, starts, top))
 
         def cut(node: tuple[Any, ...], i: int, lo_cells: Any) -> tuple[Any, ...]:
             """``node`` with feature ``i`` cut to ``[lo_cells)`` (ordered: a pair lo, hi)
             or to the cells of a group's mask."""
-            idx, lo, hi, sets = node[:4]
+            idx, lo, hi, sets, dual = node[:5]
             if i in sets:
                 nsets = {**sets, i: lo_cells}
-                return idx[(box_sets[i][idx] & lo_cells).any(axis=1)], lo, hi, nsets
+                return idx[(box_sets[i][idx] & lo_cells).any(axis=1)], lo, hi, nsets, dual
             a, b = lo_cells
             nlo, nhi = lo.copy(), hi.copy()
             nlo[i], nhi[i] = a, b
             keep = (lo_t[i][idx] < b) & (hi_t[i][idx] > a)
-            return idx[keep], nlo, nhi, sets
+            return idx[keep], nlo, nhi, sets, dual
 
         root = (
             np.flatnonzero(~rank["dis"][:, fixed].any(axis=1)),
             np.where(fixed, inst, 0),
             np.where(fixed, inst + 1, k),
             {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
+            None,  # the dual solution of the nearest relaxation above (its rows, its bound)
         )
 
         def relaxation(node: tuple[Any, ...]) -> Relaxation:
             idx, lo, hi, sets = node[:4]
             groups = {i: (box_sets[i][idx], cur) for i, cur in sets.items()}
-            leaf_tree = self.table.tree[rank["perm"][idx]]
+            leaf_tree = self.table.tree[perm[idx]]
             return Relaxation(
                 u[idx], leaf_tree, box_lo[idx], box_hi[idx], (lo, hi, ordered), groups
             )
+
+        def whole(found: float) -> float:
+            """A bound on the score difference from a bound on ``u``'s sum."""
+            found += const
+            if vote.exact_bits is not None and math.isfinite(found):
+                # every sum is a multiple of 2**-bits: so is the maximum (ties stay ties)
+                found = math.floor(found * 2.0**vote.exact_bits) / 2.0**vote.exact_bits
+            return found
 
         def linear(relax: Relaxation) -> tuple[float, np.ndarray | None]:
             """The linear relaxation's bound over its box (:mod:`.linear_bound`), and its
             rounded best point when the model classifies it otherwise."""
             found, cells = relax.bound()
-            found += const
-            if vote.exact_bits is not None and math.isfinite(found):
-                # every sum is a multiple of 2**-bits: so is the maximum (ties stay ties)
-                found = math.floor(found * 2.0**vote.exact_bits) / 2.0**vote.exact_bits
+            found = whole(found)
             if may_beat(found, pair) and vote.others(cells[None, :])[0]:
                 return found, cells
             return found, None
 
+        def inherited(node: tuple[Any, ...], dual: tuple[DualBound, np.ndarray]) -> float:
+            """The bound of a relaxation's dual solution above ``node``, over ``node``'s box."""
+            idx, lo, hi, sets = node[:4]
+            solution, rows = dual
+            at = np.minimum(np.searchsorted(idx, rows), len(idx) - 1)
+            return whole(solution.value(idx[at] == rows, (lo, hi, sets)))
+
         budget, check_deadline = yield False, None
         nodes = 0
         lp_after, lp_tries, lp_prunes = costs.LP_AFTER_NODES, 0, 0
+        root_dual: tuple[DualBound, np.ndarray] | None = None
         stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
         while stack:
             node = next(stack[-1], None)
@@ -277,6 +294,8 @@ class LeafSearch:
                 # close it at once, or its best point be an input of the other class
                 relax = relaxation(root)
                 bound, cells = linear(relax)
+                if relax.dual is not None:
+                    root_dual = relax.dual, root[0]
                 if cells is None and may_beat(bound, pair):
                     # an input of the other class, if any, is often quick to find with whole z
                     left = check_deadline()
@@ -288,23 +307,31 @@ class LeafSearch:
                 if cells is not None or not may_beat(bound, pair):
                     yield True, cells
                     return
-            if len(node) == 5:
-                bound = float(node[4][2].sum()) + const
+            if len(node) == 6:
+                bound = float(node[5][2].sum()) + const
             else:
                 bound, node = scored(node)
             if not may_beat(bound, pair):
                 continue
+            dual = node[4] or root_dual
+            if dual is not None and not may_beat(inherited(node, dual), pair):
+                continue
+            if bound <= near_tie and vote.floats_keep(pair, perm[node[0]], node[5][1]):
+                continue  # a near-tie the model's floats decide for the whole box
             if nodes > lp_after + 1 and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
                 # the linear bound while it prunes at least one node in LP_RATE
                 lp_tries += 1
-                bound, cells = linear(relaxation(node))
+                relax = relaxation(node)
+                bound, cells = linear(relax)
                 if cells is not None:
                     yield True, cells
                     return
                 if not may_beat(bound, pair):
                     lp_prunes += 1
                     continue
-            idx, lo, hi, sets, (best, starts, top) = node
+                if relax.dual is not None:  # the node's descendants get its bound
+                    node = (*node[:4], (relax.dual, node[0]), node[5])
+            idx, lo, hi, sets, _, (best, starts, top) = node
             best_lo, best_hi = box_lo[best], box_hi[best]
             low = np.maximum(best_lo.max(axis=0), lo)
             high = np.minimum(best_hi.min(axis=0), hi)
@@ -393,7 +420,7 @@ class LeafSearch:
                 nsets[i] = cur & box_sets[i][row]
                 if not np.array_equal(nsets[i], cur):
                     sub = sub[(box_sets[i][sub] & nsets[i]).any(axis=1)]
-            yield sub, nlo, nhi, nsets
+            yield sub, nlo, nhi, nsets, node[4]
 
     # -- the greedy search -----------------------------------------------------------------------
     def greedy(self, free: np.ndarray, passes: int = 2) -> np.ndarray | None:

@@ -45,7 +45,6 @@ the dual revised simplex method. Math. Prog. Comp. 10, 2018 (HiGHS).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -196,9 +195,11 @@ class Relaxation:
         """An upper bound on ``sum(u[leaf])`` over the inputs of the box, one leaf per
         tree (``inf`` when the solver gave no usable answer), and the relaxation's best
         point rounded to cells (:meth:`cells`; often the best input itself: its score is
-        the bound when every ``z`` is whole)."""
+        the bound when every ``z`` is whole).  The dual solution is kept
+        (:attr:`dual`) to bound boxes inside this one without a solver."""
         from scipy.optimize import linprog
 
+        self.dual: DualBound | None = None
         b_eq = np.ones(self.a_eq.shape[0])
         result = linprog(
             -self.cost,
@@ -217,7 +218,8 @@ class Relaxation:
             else np.zeros(0)
         )
         w = -np.asarray(result.eqlin.marginals)
-        value = _dual_value(self.cost, self.a_ub, self.b_ub, y, self.a_eq, w)
+        self.dual = DualBound(self, y, w)
+        value = self.dual.value()
         # a NaN compares False everywhere: it would prune as if it proved the question
         return (value if math.isfinite(value) else math.inf), self.cells(result.x)
 
@@ -248,34 +250,72 @@ class Relaxation:
         return None if result.x is None else self.cells(result.x)
 
 
-def _dual_value(
-    cost: np.ndarray,
-    a_ub: Any,
-    b_ub: np.ndarray | None,
-    y: np.ndarray,
-    a_eq: Any,
-    w: np.ndarray,
-) -> float:
-    """``y @ b_ub + sum(w) + sum(max(0, cost - a_ub.T @ y - a_eq.T @ w))``, an upper bound
-    on ``cost @ x`` over ``0 <= x <= 1``, ``a_ub @ x <= b_ub``, ``a_eq @ x == 1`` for any
-    ``y >= 0`` and ``w``, raised by a bound on the rounding of every sum (the matrices'
-    entries are 0 or +-1 and ``b_ub`` 0 or 1, so the products are exact)."""
-    reduced = cost - a_eq.T @ w
-    size = abs(cost) + abs(a_eq).T @ abs(w)
-    terms_per_column = np.diff(a_eq.T.tocsr().indptr)
-    fixed_abs = fixed = 0.0
-    if b_ub is not None:
-        reduced -= a_ub.T @ y
-        size += abs(a_ub).T @ y
-        terms_per_column = terms_per_column + np.diff(a_ub.T.tocsr().indptr)
-        fixed = fixed_abs = float((y * b_ub).sum())
-    # |fl(r) - r| <= gamma_k * size for a sum of k terms; twice that, to cover size's own
-    slack = 2.0 * (terms_per_column + 2) * _UNIT * size
-    positive = np.maximum(0.0, reduced + slack)
-    total = float(positive.sum()) + fixed + float(w.sum())
-    magnitude = float(positive.sum()) + fixed_abs + float(np.abs(w).sum())
-    n_terms = len(positive) + len(w) + (0 if b_ub is None else len(b_ub)) + 2
-    return total + 2.0 * n_terms * _UNIT * magnitude
+class DualBound:
+    """The value of one dual solution ``(y, w)`` of a :class:`Relaxation`, a bound on every
+    box inside the relaxation's: weak duality holds for any multipliers, and a smaller box
+    only fixes some of the program's variables (a leaf that does not meet it at 0, a cut
+    outside it at 0 or 1, a group's cell left out at 0), so the bound of a box inside is
+    this dual's value over the variables it leaves free (Neumaier and Shcherbina), computed
+    with a margin for the floats' rounding (the matrices' entries are 0 or +-1 and ``b_ub``
+    0 or 1, so the products are exact).
+
+    Examples
+    --------
+    Inside the two trees' box (see the module), the cells ``[0, 1)`` leave the first tree
+    its leaf worth 1 and the second its leaf worth 0:
+
+    >>> import numpy as np
+    >>> lo = np.array([[0], [1], [0], [2]]); hi = np.array([[1], [3], [2], [3]])
+    >>> relax = Relaxation(np.array([1.0, 0, 0, 1]), np.array([0, 0, 1, 1]), lo, hi,
+    ...                    (np.array([0]), np.array([3]), np.array([True])))
+    >>> bound, _ = relax.bound()
+    >>> meets = np.array([True, False, True, False])
+    >>> inside = relax.dual.value(meets, (np.array([0]), np.array([1]), {}))
+    >>> bool(inside >= 1.0 - 1e-9 and round(inside, 9) <= round(bound, 9))
+    True
+    """
+
+    def __init__(self, relax: Relaxation, y: np.ndarray, w: np.ndarray) -> None:
+        cost, a_ub, b_ub, a_eq = relax.cost, relax.a_ub, relax.b_ub, relax.a_eq
+        reduced = cost - a_eq.T @ w
+        size = abs(cost) + abs(a_eq).T @ abs(w)
+        terms_per_column = np.diff(a_eq.T.tocsr().indptr)
+        fixed_abs = fixed = 0.0
+        if a_ub is not None and b_ub is not None:
+            reduced -= a_ub.T @ y
+            size += abs(a_ub).T @ y
+            terms_per_column = terms_per_column + np.diff(a_ub.T.tocsr().indptr)
+            fixed = fixed_abs = float((y * b_ub).sum())
+        #: per variable, its reduced cost raised by a bound on its rounding: |fl(r) - r| <=
+        #: gamma_k * size for a sum of k terms; twice that, to cover size's own
+        self.reduced = reduced + 2.0 * (terms_per_column + 2) * _UNIT * size
+        self.constant = fixed + float(w.sum())
+        self.constant_abs = fixed_abs + float(np.abs(w).sum())
+        self.n_terms = len(reduced) + len(w) + (0 if b_ub is None else len(b_ub)) + 2
+        self.n_leaves, self.z_keys, self.groups = relax.n_leaves, relax.z_keys, relax.groups
+
+    def value(
+        self,
+        leaves: np.ndarray | None = None,
+        box: tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]] | None = None,
+    ) -> float:
+        """The bound over the relaxation's box, or over a box inside it: ``leaves`` (per
+        leaf of the relaxation, does it meet the box) and ``box`` (its ``lo``, ``hi`` per
+        feature and, per group, its cells)."""
+        top = np.maximum(0.0, self.reduced)  # a free variable takes 1 where that gains
+        if leaves is not None and box is not None:
+            lo, hi, sets = box
+            top[: self.n_leaves][~leaves] = 0.0
+            feature, cell = self.z_keys
+            z = top[self.n_leaves : self.n_leaves + len(cell)]
+            one = cell <= lo[feature]  # x >= lo >= cell: z is 1, whatever its reduced cost
+            z[one] = self.reduced[self.n_leaves : self.n_leaves + len(cell)][one]
+            z[cell >= hi[feature]] = 0.0
+            for i, k, start in self.groups:
+                top[start : start + len(k)][~sets[i][k]] = 0.0
+        total = float(top.sum()) + self.constant
+        magnitude = float(np.abs(top).sum()) + self.constant_abs
+        return total + 2.0 * self.n_terms * _UNIT * magnitude
 
 
-__all__ = ["Relaxation"]
+__all__ = ["DualBound", "Relaxation"]

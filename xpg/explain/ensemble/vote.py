@@ -123,6 +123,50 @@ class Vote:
         """Per row of cell choices: does the model predict another class?"""
         return self.model.classes_of_scores(self.scores(cells)) != self.prediction
 
+    def floats_keep(self, pair: VotePair, leaves: np.ndarray, starts: np.ndarray) -> bool:
+        """Do the model's own floats keep the prediction against ``pair``'s class for every
+        choice of one leaf per tree among ``leaves`` (leaf-table rows grouped by tree, tree
+        ``t``'s from ``starts[t]``)?  False when unsure.
+
+        A float addition, and a division by a positive count, are monotone: the model's
+        score of the class is at most its sum of each tree's largest contribution to it, the
+        prediction's at least its sum of each tree's smallest, both added as the model adds
+        them.  If the model keeps the prediction on these two sums, it keeps it everywhere,
+        ties included, where a bound on exact sums within ``2 eps`` of a tie decides
+        nothing (Vote.may_beat).  Decisions through a softmax or a sigmoid are not
+        monotone sums: False.
+        """
+        model = self.model
+        if model.decision not in ("sign", "threshold", "argmax"):
+            return False
+        p = self.prediction
+        if model.decision == "argmax":
+            top = self._extreme(leaves, starts, pair.cls, True)
+            bottom = self._extreme(leaves, starts, p, False)
+            high = model.scores_of_leaves(top)
+            low = high if np.array_equal(top, bottom) else model.scores_of_leaves(bottom)
+            scores = np.full_like(high, -np.inf)
+            scores[0, pair.cls], scores[0, p] = high[0, pair.cls], low[0, p]
+        else:  # one score: class 1 above the cut
+            scores = model.scores_of_leaves(self._extreme(leaves, starts, 0, p == 0))
+        return bool(model.classes_of_scores(scores)[0] == p)
+
+    def _extreme(self, leaves: np.ndarray, starts: np.ndarray, score: int, top: bool) -> np.ndarray:
+        """The row of tree nodes (one per tree, as :meth:`TreeEnsemble.scores_of_leaves`
+        takes them) of each tree's largest (``top``) or smallest contribution to ``score``
+        among ``leaves``: often each tree's first (the branch and bound puts a tree's
+        heaviest leaf first)."""
+        values = self.per_leaf[leaves, score]
+        if not top:
+            values = -values
+        best = np.maximum.reduceat(values, starts)
+        if np.array_equal(values[starts], best):
+            return self.table.node[leaves[starts]][None, :]
+        counts = np.diff(starts, append=len(leaves))
+        first = np.flatnonzero(values == np.repeat(best, counts))
+        chosen = leaves[first[np.searchsorted(first, starts)]]
+        return self.table.node[chosen][None, :]
+
     def margin(self, scores: np.ndarray) -> np.ndarray:
         """How far each row's best other class is from beating the prediction (larger:
         closer; the decision itself is the model's)."""
