@@ -53,8 +53,9 @@ from xpg.explain.ensemble.vote import Vote, VotePair
 #: nodes (it costs about 200 nodes of the search's own)
 LP_RATE, LP_TRIAL = 4, 16
 #: seconds the mixed-integer search for an input of the other class may take, once per
-#: question (it finds one in tens of milliseconds where one exists, on the slow questions)
-MILP_SECONDS = 0.25
+#: question (it finds one in tens of milliseconds where one exists, on the slow questions;
+#: where none does, the branch and bound with the dual bounds often ends sooner than it)
+MILP_SECONDS = 0.1
 #: how far above a tie the mixed-integer search looks (past HiGHS's tolerance, 1e-6; an input
 #: nearer is left to the rest)
 MILP_MARGIN = 1e-3
@@ -296,8 +297,9 @@ class LeafSearch:
                 bound, cells = linear(relax)
                 if relax.dual is not None:
                     root_dual = relax.dual, root[0]
-                if cells is None and may_beat(bound, pair):
+                if cells is None and bound >= MILP_MARGIN:
                     # an input of the other class, if any, is often quick to find with whole z
+                    # (none scores MILP_MARGIN past a tie when the bound is below it)
                     left = check_deadline()
                     seconds = MILP_SECONDS if left is None else min(MILP_SECONDS, left)
                     at_least = -const + MILP_MARGIN  # clear of ties: the floats would decide
