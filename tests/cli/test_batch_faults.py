@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -539,3 +540,210 @@ def test_the_dask_clients_own_logs_stay_out_of_the_one_line(
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.startswith("xpg explain: the Dask scheduler at tcp://x is gone")
+
+
+# -- a local:N cluster started while the model is read (issue 31) --------------------------------
+# The cluster starts in a thread as soon as the command has its arguments (where the workers are
+# forked by the fork server): a command that fails or is interrupted before its first row stops
+# it.  dask_client, wrapped, says which processes were its workers once they had started.
+def _forkserver_cluster() -> None:
+    pytest.importorskip("distributed")
+    from xpg.explain.parallel import local_start_method
+
+    if local_start_method() != "forkserver":
+        pytest.skip("started in a thread only where the workers are forked by the fork server")
+
+
+def _recorded_workers(
+    monkeypatch: pytest.MonkeyPatch, before: Any = None, after: Any = None
+) -> list[int]:
+    """The PIDs of the workers of each cluster :func:`~xpg.explain.parallel.dask_client`
+    starts from now on (``before`` and ``after`` called around each start)."""
+    from xpg.explain import parallel
+
+    original = parallel.dask_client
+    pids: list[int] = []
+
+    def recorded(scheduler: str) -> tuple[Any, Any]:
+        if before is not None:
+            before()
+        client, cluster = original(scheduler)
+        pids.extend(client.run(os.getpid).values())
+        if after is not None:
+            after()
+        return client, cluster
+
+    monkeypatch.setattr(parallel, "dask_client", recorded)
+    return pids
+
+
+def _alive(pids: list[int], wait: float = 5.0) -> list[int]:
+    """Those of ``pids`` still running after at most ``wait`` seconds (a zombie is gone)."""
+    import psutil
+
+    deadline = time.monotonic() + wait
+    while True:
+        alive = []
+        for pid in pids:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    alive.append(pid)
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["bad-model", "output-locked", "unwritable", "target", "ctrl-c"])
+def test_a_local_cluster_run_failing_before_its_first_row_leaves_no_worker(
+    files: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fault: str,
+) -> None:
+    """The cluster had started (before the model was read: no cluster at all, was) and is
+    stopped: the command ends as without it, one line and exit status 2 (130 for Ctrl-C,
+    here while the cluster was still starting), and its workers end with it."""
+    from xpg.io import batch_output, model_json
+
+    _forkserver_cluster()
+    model, out, extra = files["model"], tmp_path / "out.jsonl", []
+    lock = None
+    if fault == "bad-model":
+        model = tmp_path / "bad.json"
+        model.write_text("{nope")
+    elif fault == "output-locked":
+        lock = batch_output.OutputLock(str(out))  # another run's (flock: per open file)
+    elif fault == "unwritable":
+        out = tmp_path / "nope" / "out.jsonl"
+    elif fault == "target":
+        extra = ["--target", "nope"]
+    if fault == "ctrl-c":  # the cluster starts once the model's reading is interrupted
+        entered, interrupted = threading.Event(), threading.Event()
+
+        def read_model(path: Any) -> Any:
+            assert entered.wait(30), "the cluster was not starting while the model was read"
+            interrupted.set()
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(model_json, "read_model", read_model)
+        pids = _recorded_workers(monkeypatch, lambda: (entered.set(), interrupted.wait(30)))
+    else:
+        pids = _recorded_workers(monkeypatch)
+    try:
+        status, stdout, err = _run(
+            capsys, model, "--data", files["data"], "-o", out, "--scheduler", "local:2", *extra
+        )
+    finally:
+        if lock is not None:
+            lock.release()
+    assert status == (130 if fault == "ctrl-c" else 2) and stdout == ""
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    expected = {
+        "bad-model": "malformed JSON",
+        "output-locked": "is being written by another xpg explain",
+        "unwritable": "cannot write",
+        "target": "--target nope",
+        "ctrl-c": "xpg: interrupted",
+    }[fault]
+    assert expected in err, err
+    assert not [t for t in threading.enumerate() if t.name == "xpg-local-cluster"]
+    assert len(pids) == 2  # the cluster had started
+    assert _alive(pids) == []
+
+
+@pytest.mark.slow
+def test_a_local_cluster_starts_while_the_model_is_read(
+    files: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Was: started by the run, after the model was read and the explainer built (about 0.5 s
+    of this process's work the cluster's start could hide).  Here the model's reading waits
+    until the cluster has started, then the run uses that cluster."""
+    from xpg.io import model_json
+
+    _forkserver_cluster()
+    started = threading.Event()
+    pids = _recorded_workers(monkeypatch, after=started.set)
+    original = model_json.read_model
+
+    def read_model(path: Any) -> Any:
+        assert started.wait(30), "no cluster started while the model was read"
+        return original(path)
+
+    monkeypatch.setattr(model_json, "read_model", read_model)
+    out = tmp_path / "out.jsonl"
+    args = [files["model"], "--data", files["data"], "-o", out, "--scheduler", "local:2"]
+    status, _, err = _run(capsys, *args)
+    assert status == 0, err
+    got = sorted(_strip(_records(out)), key=lambda r: r["row"])
+    assert got == _strip(files["records"])
+    assert len(pids) == 2 and _alive(pids) == []  # one cluster: the run's, closed after it
+
+
+EARLY_LAUNCHER = """
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import xpg.explain.parallel as parallel, xpg.io.model_json as model_json
+original = parallel.dask_client
+
+def dask_client(scheduler):
+    client, cluster = original(scheduler)
+    print(*client.run(os.getpid).values(), flush=True)  # the workers, started
+    return client, cluster
+
+def read_model(path):  # a model that takes long to read: the signal comes meanwhile
+    time.sleep(120)
+
+parallel.dask_client = dask_client
+model_json.read_model = read_model
+from xpg.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_before_the_first_row_leaves_no_local_worker(
+    files: dict[str, Any], tmp_path: Path, signum: int
+) -> None:
+    """Ctrl-C (to the whole process group, workers included, as a terminal sends it) or
+    SIGTERM while the model is read, the cluster started already: the command ends (130 and
+    one line; SIGTERM kills it, as before its run always), and every process it started ends
+    with it."""
+    import psutil
+
+    _forkserver_cluster()
+    out = tmp_path / "out.jsonl"
+    argv = ["explain", str(files["model"]), "--data", str(files["data"]), "-o", str(out)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
+    run = subprocess.Popen(
+        [sys.executable, "-c", EARLY_LAUNCHER, *argv, "--scheduler", "local:2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert run.stdout is not None
+        workers = [int(pid) for pid in run.stdout.readline().split()]
+        assert len(workers) == 2, run.communicate()[1]
+        started = psutil.Process(run.pid).children(recursive=True)  # the fork server's too
+        assert {p.pid for p in started} >= set(workers)
+        if signum == signal.SIGINT:
+            os.killpg(run.pid, signum)
+        else:
+            run.send_signal(signum)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+    if signum == signal.SIGINT:
+        assert run.returncode == 130 and err == "xpg: interrupted\n", err
+    else:
+        assert run.returncode == -signal.SIGTERM, err
+    _, alive = psutil.wait_procs(started, timeout=10)
+    assert alive == []
+    assert not out.exists()

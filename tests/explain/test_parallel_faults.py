@@ -346,3 +346,73 @@ def test_dask_cluster_gone_is_an_infrastructure_error(scheduler: Scheduler, kill
     assert records and all("error" not in r for r in records)
     assert len({r["row"] for r in records}) == len(records)
     assert sorted(records, key=lambda r: r["row"]) == [r for r in expected if r in records]
+
+
+# -- a local:N cluster started in a thread (issue 31) -------------------------------------------
+class _FakeCluster:
+    """What :class:`~xpg.explain.parallel.LocalClusterStart` closes: records its closing."""
+
+    def __init__(self) -> None:
+        self.closed: list[str] = []
+
+    def close(self) -> None:
+        self.closed.append("close")
+
+    def sync(self, *args: Any) -> None:
+        raise RuntimeError("no nannies here")  # stop_local_cluster goes on to close()
+
+
+def _fake_starts(monkeypatch: pytest.MonkeyPatch, method: str, error: Exception | None) -> Any:
+    """``local_start_method`` says ``method``; ``dask_client`` records the thread it runs
+    in, then raises ``error`` or returns a fake client and cluster."""
+    import threading
+
+    from xpg.explain import parallel
+
+    calls: list[str] = []
+    client, cluster = _FakeCluster(), _FakeCluster()
+
+    def fake_client(scheduler: str) -> tuple[Any, Any]:
+        calls.append(threading.current_thread().name)
+        if error is not None:
+            raise error
+        return client, cluster
+
+    monkeypatch.setattr(parallel, "local_start_method", lambda: method)
+    monkeypatch.setattr(parallel, "dask_client", fake_client)
+    return calls, client, cluster
+
+
+def test_a_local_cluster_start_hands_its_cluster_over_or_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forked workers: the start runs in its own thread at once; result() hands the cluster
+    over (close() then stops nothing), else close() stops it.  Its errors come with result(),
+    as dask_client raised them.  Spawned workers: started by result(), in the caller's thread
+    (the main one: the workers must inherit SIGINT ignored)."""
+    from xpg.errors import InvalidParameterError
+    from xpg.explain.parallel import LocalClusterStart
+
+    calls, client, cluster = _fake_starts(monkeypatch, "forkserver", None)
+    start = LocalClusterStart("local:2")
+    start.close()  # a command that failed before its run
+    assert calls == ["xpg-local-cluster"]
+    assert client.closed == cluster.closed == ["close"]
+    calls, client, cluster = _fake_starts(monkeypatch, "forkserver", None)
+    start = LocalClusterStart("local:2")
+    assert start.result() == (client, cluster)
+    start.close()
+    assert calls == ["xpg-local-cluster"] and client.closed == cluster.closed == []
+    error = InvalidParameterError("scheduler 'local:x': expected local:N")
+    calls, _, _ = _fake_starts(monkeypatch, "forkserver", error)
+    start = LocalClusterStart("local:x")
+    with pytest.raises(InvalidParameterError) as raised:
+        start.result()
+    assert raised.value is error
+    start.close()
+    calls, client, cluster = _fake_starts(monkeypatch, "spawn", None)
+    start = LocalClusterStart("local:2")
+    assert calls == []  # not started yet
+    assert start.result() == (client, cluster) and calls == ["MainThread"]
+    start.close()
+    assert client.closed == cluster.closed == []
