@@ -42,13 +42,14 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from xpg.cli.common import Terminated, add_command, positive_int, sigterm_raises
 from xpg.errors import (
@@ -67,9 +68,6 @@ from xpg.io.batch_output import (
     parquet_columns,
     read_done,
 )
-
-if TYPE_CHECKING:
-    from xpg.explain.parallel import LocalClusterStart
 
 #: rows per chunk read (and at most per task sent to a worker)
 DEFAULT_CHUNK_ROWS = 256
@@ -350,42 +348,35 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from xpg.errors import DataNotFoundError
 
         raise DataNotFoundError(f"{args.data}: no such data file")
-    cluster_start = None
     if (args.scheduler or "").startswith("local:"):
-        from xpg.explain.parallel import LocalClusterStart
+        from xpg.explain.parallel import local_start_method
 
-        # the cluster starts while the model is read and the explainer built (_run takes it);
-        # stopped below if the command fails or is interrupted before
-        cluster_start = LocalClusterStart(args.scheduler)
+        local_start_method()  # the workers' server imports its modules while this goes on
+    pandas()
+    model = read_model(args.model)
+    fingerprint = model_fingerprint(args.model)
+    explainer = BatchExplainer(
+        Explainer(model, many=True),  # for many rows: compiled when it fits its budget
+        kinds=kinds,
+        limit=args.limit,
+        timeout=args.timeout,
+        target=args.target,
+        model_id=None if kind == "parquet" else fingerprint,
+    )
+    lock = OutputLock(args.output) if kind is not None else None
     try:
-        pandas()
-        model = read_model(args.model)
-        fingerprint = model_fingerprint(args.model)
-        explainer = BatchExplainer(
-            Explainer(model, many=True),  # for many rows: compiled when it fits its budget
-            kinds=kinds,
-            limit=args.limit,
-            timeout=args.timeout,
-            target=args.target,
-            model_id=None if kind == "parquet" else fingerprint,
-        )
-        lock = OutputLock(args.output) if kind is not None else None
+        writer = open_writer(kind, args, kinds, fingerprint)
         try:
-            writer = open_writer(kind, args, kinds, fingerprint)
-            try:
-                done = Done(RowSet(), 0, set())
-                if args.resume:
-                    done = read_done(Path(args.output), fingerprint, args.model)
-            except BaseException:
-                writer.abort()
-                raise
-            return _run(args, kind, explainer, writer, done, cluster_start)
-        finally:
-            if lock is not None:
-                lock.release()
+            done = Done(RowSet(), 0, set())
+            if args.resume:
+                done = read_done(Path(args.output), fingerprint, args.model)
+        except BaseException:
+            writer.abort()
+            raise
+        return _run(args, kind, explainer, writer, done)
     finally:
-        if cluster_start is not None:
-            cluster_start.close()  # nothing left to stop once _run took the cluster
+        if lock is not None:
+            lock.release()
 
 
 def _quiet_dask() -> None:
@@ -405,16 +396,14 @@ def _run(
     explainer: Any,
     writer: JsonLinesWriter | JsonLinesFile | ParquetWriter,
     done: Done,
-    cluster_start: LocalClusterStart | None = None,
 ) -> int:
-    """Explain the rows to do into ``writer``; the lines on standard error; the exit status.
-    With ``--scheduler local:N``, the cluster is ``cluster_start``'s (started already)."""
+    """Explain the rows to do into ``writer``; the lines on standard error; the exit status."""
     from xpg.explain.parallel import (
-        close_dask,
         dask_client,
         run_dask,
         run_in_process,
         run_processes,
+        stop_local_cluster,
     )
 
     if done.duplicates:
@@ -436,10 +425,7 @@ def _run(
             chunks = todo_chunks(args.data, args.chunk_rows, done.rows, args.target)
             encode = kind != "parquet"  # JSON Lines: the workers encode, this process copies
             if args.scheduler is not None:
-                if cluster_start is not None:
-                    client, cluster = cluster_start.result()
-                else:
-                    client, cluster = dask_client(args.scheduler)
+                client, cluster = dask_client(args.scheduler)
                 _quiet_dask()
                 results = run_dask(
                     explainer, chunks, client, encode=encode, task_seconds=TASK_SECONDS
@@ -483,7 +469,13 @@ def _run(
             failure = failure or str(err)
         finally:
             if client is not None:
-                close_dask(client, cluster, at_once=stopped is not None or failure is not None)
+                with contextlib.suppress(Exception):
+                    client.close()
+            if cluster is not None:
+                if stopped is None and failure is None:
+                    cluster.close()
+                else:
+                    stop_local_cluster(cluster)
     if failure is not None:
         print(f"xpg explain: {failure}; {writer.where(len(done.rows))}", file=sys.stderr)
         return 2

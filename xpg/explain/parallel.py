@@ -21,15 +21,14 @@ text, which keeps it from becoming the bottleneck of many workers):
   stops early (an interrupt in the caller, or the caller closing the iterator) they are
   terminated at once, not awaited.
 * :func:`run_dask`: a Dask distributed cluster (``tcp://HOST:PORT``, or ``local:N`` for a
-  ``LocalCluster`` of ``N`` worker processes, which :class:`LocalClusterStart` starts while
-  the caller goes on); the explainer travels in a worker plugin, which the scheduler keeps
-  and gives to every worker, those that join later included (a worker restarted by its
-  nanny, a replaced machine); the lists come back **as they complete** (not in row order).
-  The scheduler runs again elsewhere a task whose worker died; a task that killed several
-  workers (Dask's ``KilledWorker``) is retried one row at a time, as above.  A cluster that
-  cannot run the tasks (its scheduler gone, no worker for ``worker_wait`` seconds) raises
-  :class:`~xpg.errors.InfrastructureError`: no record of the rows in flight is yielded.
-  Stopping early cancels what was submitted.
+  ``LocalCluster`` of ``N`` worker processes); the explainer travels in a worker plugin,
+  which the scheduler keeps and gives to every worker, those that join later included (a
+  worker restarted by its nanny, a replaced machine); the lists come back **as they
+  complete** (not in row order).  The scheduler runs again elsewhere a task whose worker
+  died; a task that killed several workers (Dask's ``KilledWorker``) is retried one row at a
+  time, as above.  A cluster that cannot run the tasks (its scheduler gone, no worker for
+  ``worker_wait`` seconds) raises :class:`~xpg.errors.InfrastructureError`: no record of the
+  rows in flight is yielded.  Stopping early cancels what was submitted.
 
 With ``task_seconds``, the two parallel routes size their tasks to about that many seconds
 each, from the time the rows done so far took (:class:`TaskSizer`): a slow model's rows
@@ -56,7 +55,6 @@ import concurrent.futures
 import contextlib
 import ctypes
 import functools
-import importlib
 import logging
 import multiprocessing
 import os
@@ -641,8 +639,8 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
             raise InvalidParameterError(
                 f"scheduler {scheduler!r}: expected local:N with N a positive number of workers"
             )
-        # inherited by the workers: SIGINT ignored (Ctrl-C is for this process; in the main
-        # thread only, see LocalClusterStart) and the configuration (LOCAL_DASK_CONFIG)
+        # inherited by the workers: SIGINT ignored (Ctrl-C is for this process) and the
+        # configuration (LOCAL_DASK_CONFIG)
         method = {"distributed.worker.multiprocessing-method": local_start_method()}
         with _sigint_ignored(), dask.config.set({**LOCAL_DASK_CONFIG, **method}):
             cluster = LocalCluster(
@@ -695,117 +693,6 @@ def stop_local_cluster(cluster: Any, seconds: float = 0.5) -> None:
     with contextlib.suppress(Exception):
         cluster.sync(close, list(cluster.workers.values()))
     cluster.close()
-
-
-def close_dask(client: Any, cluster: Any, at_once: bool = False) -> None:
-    """Close a Dask ``client`` (an error there is ignored: a scheduler gone), then ``cluster``
-    when this process started it (``local:N``; None for an existing cluster): gracefully, or
-    ``at_once`` after an interrupt or a failure (:func:`stop_local_cluster`)."""
-    with contextlib.suppress(Exception):
-        client.close()
-    if cluster is None:
-        return
-    if at_once:
-        stop_local_cluster(cluster)
-    else:
-        cluster.close()
-
-
-def _import_cluster_modules() -> None:
-    """Import what the start of a ``local:N`` cluster imports in this process: Dask
-    distributed, and pandas (``distributed.utils.get_mp_context`` imports it, and numpy,
-    for its fork server's preload); what is not installed is left to :func:`dask_client`
-    to report."""
-    for name in ("distributed", "pandas"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
-
-
-class LocalClusterStart:
-    """A ``local:N`` cluster (:func:`dask_client`) that starts while this process goes on: in
-    a thread of its own when its workers are forked by the fork server (its server started
-    here, by :func:`local_start_method`), else (``spawn``) by :meth:`result`, in the thread
-    that calls it (the main thread).  :meth:`result` hands the client and the cluster over
-    (the caller closes them, :func:`close_dask`); :meth:`close` stops a cluster not handed
-    over, once it has started (a command that fails or is interrupted before its run).
-
-    Examples
-    --------
-    >>> start = LocalClusterStart("local:0")  # an error of the start comes with the result
-    >>> start.result()
-    Traceback (most recent call last):
-    xpg.errors.InvalidParameterError: scheduler 'local:0': expected local:N with N a positive...
-    >>> start.close()  # nothing to stop
-
-    A run: the cluster starts while the model is read, and is stopped if that fails.
-
-    >>> start = LocalClusterStart("local:2")  # doctest: +SKIP
-    >>> try:  # doctest: +SKIP
-    ...     explainer = BatchExplainer(Explainer(read_model("model.json"), many=True))
-    ...     client, cluster = start.result()
-    ...     try:
-    ...         records = list(run_dask(explainer, chunks, client))
-    ...     finally:
-    ...         close_dask(client, cluster)
-    ... finally:
-    ...     start.close()  # nothing left to stop once result() handed the cluster over
-    """
-
-    def __init__(self, scheduler: str) -> None:
-        self.scheduler = scheduler
-        self._started: tuple[Any, Any] | None = None
-        self._error: BaseException | None = None
-        self._thread: threading.Thread | None = None
-        # SIGINT, which the workers must ignore (see _sigint_ignored): a spawned worker takes
-        # this process's disposition, which signal.signal sets in the main thread only, so a
-        # spawned cluster starts in the caller's thread, by result().  A forked worker takes
-        # the fork server's instead: in CPython 3.11's multiprocessing/forkserver.py, main()
-        # ignores SIGINT for the server's own loop, and _serve_one() gives each child back
-        # the handlers the server had before, those it started with; local_start_method()
-        # starts the server with SIGINT ignored (an interpreter keeps an ignored SIGINT
-        # ignored), so its workers ignore it, whichever thread asks for them.
-        if local_start_method() == "forkserver":
-            # what the start imports, imported first in this thread: two threads importing
-            # one package at once can fail in CPython 3.11 (_DeadlockError, cpython#83065),
-            # and the caller goes on with its own imports (pandas, among others)
-            _import_cluster_modules()
-            self._thread = threading.Thread(target=self._start, name="xpg-local-cluster")
-            self._thread.start()
-
-    def _start(self) -> None:
-        try:
-            self._started = dask_client(self.scheduler)
-        except BaseException as err:  # raised by result(), in the caller's thread
-            self._error = err
-
-    def result(self) -> tuple[Any, Any]:
-        """The ``Client`` and the ``LocalCluster``, once started (this waits for them), from
-        now on the caller's to close.  Call it once.
-
-        Raises
-        ------
-        MissingExtraError, InvalidParameterError
-            What :func:`dask_client` raised while the cluster started (any other error too).
-        """
-        if self._thread is None:
-            self._start()  # spawn: here, in the calling thread
-        else:
-            self._thread.join()
-        started, error = self._started, self._error
-        self._started = self._error = None
-        if error is not None:
-            raise error
-        assert started is not None, "LocalClusterStart.result() is called once"
-        return started
-
-    def close(self) -> None:
-        """Stop the cluster at once if :meth:`result` did not hand it over, after waiting for
-        its start to end (a cluster still starting is stopped once started); else nothing."""
-        if self._thread is not None:
-            self._thread.join()
-        started, self._started = self._started, None
-        if started is not None:
-            close_dask(*started, at_once=True)
 
 
 #: seconds between two looks at the cluster while no task completes
