@@ -239,7 +239,7 @@ class LeafSearch:
             np.where(fixed, inst, 0),
             np.where(fixed, inst + 1, k),
             {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
-            None,  # the dual solution of the nearest relaxation above (its rows, its bound)
+            None,  # the dual solution of the root's relaxation at the nearest node above
         )
 
         def relaxation(node: tuple[Any, ...]) -> Relaxation:
@@ -258,26 +258,33 @@ class LeafSearch:
                 found = math.floor(found * 2.0**vote.exact_bits) / 2.0**vote.exact_bits
             return found
 
-        def linear(relax: Relaxation) -> tuple[float, np.ndarray | None]:
-            """The linear relaxation's bound over its box (:mod:`.linear_bound`), and its
-            rounded best point when the model classifies it otherwise."""
-            found, cells = relax.bound()
+        def meets(node: tuple[Any, ...]) -> np.ndarray:
+            """Per leaf of the root's relaxation, does it meet ``node``'s box?"""
+            idx = node[0]
+            at = np.minimum(np.searchsorted(idx, root[0]), len(idx) - 1)
+            return cast(np.ndarray, idx[at] == root[0])
+
+        def linear(relax: Relaxation, node: tuple[Any, ...]) -> tuple[float, np.ndarray | None]:
+            """The root's linear relaxation's bound over ``node``'s box
+            (:mod:`.linear_bound`), and its rounded best point when the model classifies it
+            otherwise."""
+            found, cells = (
+                relax.bound(meets(node), node[1:4]) if node is not root else relax.bound()
+            )
             found = whole(found)
             if may_beat(found, pair) and vote.others(cells[None, :])[0]:
                 return found, cells
             return found, None
 
-        def inherited(node: tuple[Any, ...], dual: tuple[DualBound, np.ndarray]) -> float:
-            """The bound of a relaxation's dual solution above ``node``, over ``node``'s box."""
-            idx, lo, hi, sets = node[:4]
-            solution, rows = dual
-            at = np.minimum(np.searchsorted(idx, rows), len(idx) - 1)
-            return whole(solution.value(idx[at] == rows, (lo, hi, sets)))
+        def inherited(node: tuple[Any, ...], dual: DualBound) -> float:
+            """The bound of a dual solution of the root's relaxation over ``node``'s box."""
+            return whole(dual.value_inside(meets(node), node[1:4]))
 
         budget, check_deadline = yield False, None
         nodes = 0
         lp_after, lp_tries, lp_prunes = costs.LP_AFTER_NODES, 0, 0
-        root_dual: tuple[DualBound, np.ndarray] | None = None
+        relax: Relaxation | None = None  # the root's, made on its first use
+        root_dual: DualBound | None = None
         stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
         while stack:
             node = next(stack[-1], None)
@@ -294,9 +301,8 @@ class LeafSearch:
                 # the box search is slow on this question: the root's linear relaxation may
                 # close it at once, or its best point be an input of the other class
                 relax = relaxation(root)
-                bound, cells = linear(relax)
-                if relax.dual is not None:
-                    root_dual = relax.dual, root[0]
+                bound, cells = linear(relax, root)
+                root_dual = relax.dual
                 if cells is None and bound >= MILP_MARGIN:
                     # an input of the other class, if any, is often quick to find with whole z
                     # (none scores MILP_MARGIN past a tie when the bound is below it)
@@ -320,11 +326,10 @@ class LeafSearch:
                 continue
             if bound <= near_tie and vote.floats_keep(pair, perm[node[0]], node[5][1]):
                 continue  # a near-tie the model's floats decide for the whole box
-            if nodes > lp_after + 1 and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
+            if relax is not None and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
                 # the linear bound while it prunes at least one node in LP_RATE
                 lp_tries += 1
-                relax = relaxation(node)
-                bound, cells = linear(relax)
+                bound, cells = linear(relax, node)
                 if cells is not None:
                     yield True, cells
                     return
@@ -332,7 +337,7 @@ class LeafSearch:
                     lp_prunes += 1
                     continue
                 if relax.dual is not None:  # the node's descendants get its bound
-                    node = (*node[:4], (relax.dual, node[0]), node[5])
+                    node = (*node[:4], relax.dual, node[5])
             idx, lo, hi, sets, _, (best, starts, top) = node
             best_lo, best_hi = box_lo[best], box_hi[best]
             low = np.maximum(best_lo.max(axis=0), lo)

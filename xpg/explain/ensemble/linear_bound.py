@@ -10,7 +10,8 @@ the weight of its cells).  Every input of the box is a 0/1 point of it (its leav
 ``z``), so the maximum of ``sum(u[l] * l)`` over the relaxation bounds the score
 difference from above; with whole ``z`` it is the maximum itself.
 
-The linear program is solved by HiGHS (``scipy.optimize.linprog``), but its answer is not
+The linear program is solved by HiGHS (``highspy``; a box inside is the same program with
+some variables fixed, solved from the last basis), but its answer is not
 trusted: the bound is the value of the dual solution it returns at any multipliers (the
 weak duality of Neumaier and Shcherbina), computed with a margin for the floats' rounding,
 so it is an upper bound whatever the solver's tolerances did.  With whole ``z`` the same
@@ -44,9 +45,17 @@ the dual revised simplex method. Math. Prog. Comp. 10, 2018 (HiGHS).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
+import os
+import sys
+from typing import Any
 
 import numpy as np
+
+#: a box of cells: per feature its ``[lo, hi)``, and per group feature its cells (a mask)
+Box = tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]
 
 #: the unit roundoff of float64
 _UNIT = 2.0**-53
@@ -166,6 +175,7 @@ class Relaxation:
             n_vars += len(k)
 
         self.n_leaves, self.n_z = n, n_z
+        self._highs: Any = None
         self.cost = np.zeros(n_vars)
         self.cost[:n] = u
         self.a_ub = (
@@ -180,48 +190,97 @@ class Relaxation:
         eq_r, eq_c = np.concatenate(eq_rows), np.concatenate(eq_cols)
         self.a_eq = coo_matrix((np.ones(len(eq_r)), (eq_r, eq_c)), shape=(n_eq, n_vars)).tocsr()
 
-    def cells(self, x: np.ndarray) -> np.ndarray:
-        """The cells a solution ``x`` rounds to: along each feature, the last cut whose
-        ``z`` is at least 1/2 (``z`` decreases) starts the cell; a group takes its
-        heaviest cell."""
+    def cells(self, x: np.ndarray, box: Box | None = None) -> np.ndarray:
+        """The cells a solution ``x`` rounds to, in ``box`` (default: the relaxation's):
+        along each feature, the last cut whose ``z`` is at least 1/2 (``z`` decreases)
+        starts the cell; a group takes its heaviest cell."""
         cells = np.array(self.box_lo, dtype=np.int64)
         up = x[self.n_leaves : self.n_leaves + self.n_z] >= 0.5
         cells[self.z_keys[0, up]] = self.z_keys[1, up]  # keys increase: the last one stays
         for i, k, start in self.groups:
-            cells[i] = k[int(np.argmax(x[start : start + len(k)]))]
+            weight = x[start : start + len(k)]
+            if box is not None:
+                weight = np.where(box[2][i][k], weight, -np.inf)
+            cells[i] = k[int(np.argmax(weight))]
+        if box is not None:
+            cells = np.clip(cells, box[0], box[1] - 1)
         return cells
 
-    def bound(self) -> tuple[float, np.ndarray]:
+    def column_bounds(self, leaves: np.ndarray, box: Box) -> tuple[np.ndarray, np.ndarray]:
+        """The bounds a box inside the relaxation's puts on its variables: ``leaves`` (per
+        leaf of the relaxation, does it meet the box) and ``box`` (its ``lo``, ``hi`` per
+        feature and, per group, its cells): a leaf that does not meet it at 0, a cut
+        below it at 1 and one above it at 0, a group's cell left out at 0."""
+        lo, hi, sets = box
+        lower, upper = np.zeros(len(self.cost)), np.ones(len(self.cost))
+        upper[: self.n_leaves][~leaves] = 0.0
+        feature, cell = self.z_keys
+        z = slice(self.n_leaves, self.n_leaves + self.n_z)
+        lower[z][cell <= lo[feature]] = 1.0  # x >= lo >= cell
+        upper[z][cell >= hi[feature]] = 0.0  # x < hi <= cell
+        for i, k, start in self.groups:
+            upper[start : start + len(k)][~sets[i][k]] = 0.0
+        return lower, upper
+
+    def bound(
+        self, leaves: np.ndarray | None = None, box: Box | None = None
+    ) -> tuple[float, np.ndarray]:
         """An upper bound on ``sum(u[leaf])`` over the inputs of the box, one leaf per
         tree (``inf`` when the solver gave no usable answer), and the relaxation's best
         point rounded to cells (:meth:`cells`; often the best input itself: its score is
-        the bound when every ``z`` is whole).  The dual solution is kept
-        (:attr:`dual`) to bound boxes inside this one without a solver."""
-        from scipy.optimize import linprog
+        the bound when every ``z`` is whole).  With ``leaves`` and ``box``, over that box
+        inside (:meth:`column_bounds`): the same program with some variables fixed, which
+        HiGHS solves from its last basis.  The dual solution is kept (:attr:`dual`) to
+        bound the boxes inside without a solver."""
+        import highspy
 
+        highs = self._solver()
+        n = len(self.cost)
+        lower, upper = (
+            (np.zeros(n), np.ones(n))
+            if leaves is None or box is None
+            else self.column_bounds(leaves, box)
+        )
+        highs.changeColsBounds(n, np.arange(n, dtype=np.int32), lower, upper)
+        highs.run()
         self.dual: DualBound | None = None
-        b_eq = np.ones(self.a_eq.shape[0])
-        result = linprog(
-            -self.cost,
-            A_ub=self.a_ub,
-            b_ub=self.b_ub,
-            A_eq=self.a_eq,
-            b_eq=b_eq,
-            bounds=(0, 1),
-            method="highs",
-        )
-        if result.status != 0:
-            return math.inf, np.array(self.box_lo, dtype=np.int64)
-        y = (
-            np.maximum(0.0, -np.asarray(result.ineqlin.marginals))
-            if self.a_ub is not None
-            else np.zeros(0)
-        )
-        w = -np.asarray(result.eqlin.marginals)
-        self.dual = DualBound(self, y, w)
-        value = self.dual.value()
+        if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return math.inf, self.cells(np.zeros(n), box)
+        solution = highs.getSolution()
+        row_dual = np.asarray(solution.row_dual)
+        m = 0 if self.b_ub is None else len(self.b_ub)
+        self.dual = DualBound(self, np.maximum(0.0, -row_dual[:m]), -row_dual[m:])
+        value = self.dual.value(lower, upper)
         # a NaN compares False everywhere: it would prune as if it proved the question
-        return (value if math.isfinite(value) else math.inf), self.cells(result.x)
+        value = value if math.isfinite(value) else math.inf
+        return value, self.cells(np.asarray(solution.col_value), box)
+
+    def _solver(self) -> Any:
+        """HiGHS with the program (minimising ``-cost``), made on first use."""
+        if self._highs is not None:
+            return self._highs
+        import highspy
+        from scipy.sparse import vstack
+
+        rows = self.a_eq if self.a_ub is None else vstack([self.a_ub, self.a_eq]).tocsr()
+        n_ub = 0 if self.b_ub is None else len(self.b_ub)
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = rows.shape[1], rows.shape[0]
+        lp.col_cost_ = -self.cost
+        lp.col_lower_, lp.col_upper_ = np.zeros(len(self.cost)), np.ones(len(self.cost))
+        n_eq = self.a_eq.shape[0]
+        lp.row_lower_ = np.concatenate([np.full(n_ub, -highspy.kHighsInf), np.ones(n_eq)])
+        lp.row_upper_ = np.concatenate([self.b_ub if n_ub else np.zeros(0), np.ones(n_eq)])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = rows.indptr
+        lp.a_matrix_.index_ = rows.indices
+        lp.a_matrix_.value_ = rows.data
+        highs = _new_highs()
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("threads", 1)
+        highs.passModel(lp)
+        self._highs = highs
+        return highs
 
     def integer_point(self, at_least: float, seconds: float) -> np.ndarray | None:
         """Cells of an input whose score the mixed-integer program (whole ``z``) finds
@@ -250,6 +309,35 @@ class Relaxation:
         return None if result.x is None else self.cells(result.x)
 
 
+#: has this process made a HiGHS instance (the first prints a banner)?
+_HIGHS_STARTED = False
+
+
+def _new_highs() -> Any:
+    """A ``highspy.Highs``.  The first of a process prints a banner on the C library's
+    standard output, before any option can silence it: it is sent to the null device,
+    out of this program's output (JSON records, for one)."""
+    import highspy
+
+    global _HIGHS_STARTED
+    if _HIGHS_STARTED:
+        return highspy.Highs()
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+        highs = highspy.Highs()
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).fflush(None)  # the banner may wait in the C library's buffer
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    _HIGHS_STARTED = True
+    return highs
+
+
 class DualBound:
     """The value of one dual solution ``(y, w)`` of a :class:`Relaxation`, a bound on every
     box inside the relaxation's: weak duality holds for any multipliers, and a smaller box
@@ -270,7 +358,7 @@ class DualBound:
     ...                    (np.array([0]), np.array([3]), np.array([True])))
     >>> bound, _ = relax.bound()
     >>> meets = np.array([True, False, True, False])
-    >>> inside = relax.dual.value(meets, (np.array([0]), np.array([1]), {}))
+    >>> inside = relax.dual.value_inside(meets, (np.array([0]), np.array([1]), {}))
     >>> bool(inside >= 1.0 - 1e-9 and round(inside, 9) <= round(bound, 9))
     True
     """
@@ -292,30 +380,23 @@ class DualBound:
         self.constant = fixed + float(w.sum())
         self.constant_abs = fixed_abs + float(np.abs(w).sum())
         self.n_terms = len(reduced) + len(w) + (0 if b_ub is None else len(b_ub)) + 2
-        self.n_leaves, self.z_keys, self.groups = relax.n_leaves, relax.z_keys, relax.groups
+        self.relax = relax
 
-    def value(
-        self,
-        leaves: np.ndarray | None = None,
-        box: tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]] | None = None,
-    ) -> float:
-        """The bound over the relaxation's box, or over a box inside it: ``leaves`` (per
-        leaf of the relaxation, does it meet the box) and ``box`` (its ``lo``, ``hi`` per
-        feature and, per group, its cells)."""
-        top = np.maximum(0.0, self.reduced)  # a free variable takes 1 where that gains
-        if leaves is not None and box is not None:
-            lo, hi, sets = box
-            top[: self.n_leaves][~leaves] = 0.0
-            feature, cell = self.z_keys
-            z = top[self.n_leaves : self.n_leaves + len(cell)]
-            one = cell <= lo[feature]  # x >= lo >= cell: z is 1, whatever its reduced cost
-            z[one] = self.reduced[self.n_leaves : self.n_leaves + len(cell)][one]
-            z[cell >= hi[feature]] = 0.0
-            for i, k, start in self.groups:
-                top[start : start + len(k)][~sets[i][k]] = 0.0
+    def value(self, lower: np.ndarray | None = None, upper: np.ndarray | None = None) -> float:
+        """The bound over the relaxation's box, or over the variables' bounds ``lower``
+        and ``upper`` (0 or 1 each; :meth:`Relaxation.column_bounds` of a box inside):
+        each variable takes the end of its range where its reduced cost gains most."""
+        if lower is None or upper is None:
+            top = np.maximum(0.0, self.reduced)
+        else:
+            top = np.maximum(self.reduced * lower, self.reduced * upper)
         total = float(top.sum()) + self.constant
         magnitude = float(np.abs(top).sum()) + self.constant_abs
         return total + 2.0 * self.n_terms * _UNIT * magnitude
+
+    def value_inside(self, leaves: np.ndarray, box: Box) -> float:
+        """The bound over a box inside the relaxation's (see :meth:`Relaxation.column_bounds`)."""
+        return self.value(*self.relax.column_bounds(leaves, box))
 
 
 __all__ = ["DualBound", "Relaxation"]
