@@ -6,13 +6,15 @@ that lets every tree choose its best leaf independently among those the fixed fe
 :meth:`LeafSearch.bound_core`); a greedy search from the instance, one free feature at a time
 (:meth:`LeafSearch.greedy`); and a branch and bound with a budget
 (:meth:`LeafSearch.pair_branch_and_bound`) that cuts the box of cells in two where the trees'
-best leaves disagree, branches on one tree's leaves only on near-ties, and, asked the same
-question again, goes on where it stopped.  A question still open after
+best leaves disagree, drops a near-tie box whose best leaves the model's own floats decide
+(:meth:`Vote.floats_keep`), branches on one tree's leaves only on the other near-ties, and,
+asked the same question again, goes on where it stopped.  A question still open after
 :data:`~xpg.core.costs.LP_AFTER_NODES` nodes gets the linear relaxation
-(:mod:`~xpg.explain.ensemble.linear_bound`): its sound bound at the root and then at each
-node while it prunes, its rounded best points, and one short mixed-integer search for an
-input clearly of the other class.  Every input returned is one the model's own floats
-classify otherwise.
+(:mod:`~xpg.explain.ensemble.linear_bound`): its sound bound at the root, then at each node
+while it prunes (the root's program with the node's box as bounds, re-solved from the last
+basis), the bound of the nearest dual solution above every node, its rounded best points, and
+one short mixed-integer search for an input clearly of the other class.  Every input returned
+is one the model's own floats classify otherwise.
 
 Examples
 --------

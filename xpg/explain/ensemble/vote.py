@@ -15,7 +15,8 @@ small denominator and the sums stay far below the model's
 the model's decision adds no rounding of its own, the constraint is the model's function
 (:attr:`Vote.exact`); otherwise it is relaxed by the model's bound ``eps`` on the rounding
 (:meth:`~xpg.models.ensemble.TreeEnsemble.vote_rounding`), an over-approximation that the
-model's own floats (:meth:`Vote.others`) then check.
+model's own floats (:meth:`Vote.others`) then check, or decide at once for a whole set of
+leaves (:meth:`Vote.floats_keep`: a float sum is monotone in its terms).
 
 Examples
 --------
