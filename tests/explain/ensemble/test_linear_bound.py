@@ -179,7 +179,7 @@ def test_a_solver_answer_without_numbers_bounds_nothing(monkeypatch: pytest.Monk
     lo = np.array([[0], [1], [0], [2]])
     hi = np.array([[1], [3], [2], [3]])
     box = (np.array([0]), np.array([3]), np.array([True]))
-    bound, _ = Relaxation(
-        np.array([1.0, 0.0, 0.0, 1.0]), np.array([0, 0, 1, 1]), lo, hi, box
-    ).bound()
+    relax = Relaxation(np.array([1.0, 0.0, 0.0, 1.0]), np.array([0, 0, 1, 1]), lo, hi, box)
+    bound, _ = relax.bound()
     assert bound == np.inf
+    assert relax.dual is None  # nothing for the boxes inside either

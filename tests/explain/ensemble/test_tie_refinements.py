@@ -19,6 +19,7 @@ from xpg.core.features import Feature
 from xpg.explain.ensemble import CellSpace, EnsembleOracle
 from xpg.models import BoostedTrees, EnsembleTree, Forest
 from xpg.models.ensemble import TreeEnsemble
+from xpg.models.gbdt import GBDT
 
 THIRDS = [[1 / 3, 2 / 3], [2 / 3, 1 / 3], [1.0, 0.0], [0.0, 1.0]]
 
@@ -72,15 +73,33 @@ THIRDS_3 = [[1 / 3, 1 / 3, 1 / 3], [2 / 3, 1 / 3, 0.0], [0.0, 2 / 3, 1 / 3], [1 
 
 
 def _thirds_ensemble(seed: int, kind: str) -> tuple[TreeEnsemble, list[int]]:
-    """A forest (``"forest2"``, ``"forest3"``: classes) or a one-score booster (``"boosted"``)
-    of 8 depth-2 trees whose leaves hold thirds, and the sizes of its features."""
+    """A forest (``"forest2"``, ``"forest3"``: classes), a one-score booster (``"boosted"``)
+    or a float32 GBDT (``"gbdt"``: a cut, ``>`` or ``>=``, maybe an average; ``"gbdt3"``: a
+    tree per class and round, 9 trees) of 8 depth-2 trees whose leaves hold thirds (as float32 for a
+    GBDT), and the sizes of its features."""
     rng = np.random.default_rng(seed)
     sizes = [3, 3, 4]
-    trees = [_tree(rng, sizes) for _ in range(8)]
+    trees = [_tree(rng, sizes) for _ in range(9 if kind == "gbdt3" else 8)]
     feats = [Feature.integer(f"f{j}", 0, s - 1) for j, s in enumerate(sizes)]
-    if kind == "boosted":  # the difference of the two thirds: -1/3, 1/3, -1, 1
+    if kind in ("boosted", "gbdt"):  # the difference of the two thirds: -1/3, 1/3, -1, 1
         trees = [t._replace(value=t.value[:, :1] - t.value[:, 1:]) for t in trees]
+    if kind == "boosted":
         return BoostedTrees(feats, ["a", "b"], trees, [0.0], 1.0), sizes
+    if kind.startswith("gbdt"):
+        trees = [t._replace(value=t.value.astype(np.float32).astype(float)) for t in trees]
+        if kind == "gbdt3":  # tree t adds its class-0 third to score t % 3
+            trees = [
+                t._replace(value=np.eye(3)[t_index % 3] * t.value[:, :1])
+                for t_index, t in enumerate(trees)
+            ]
+            return GBDT(
+                feats, ["a", "b", "c"], trees, [0.0] * 3, precision="float32",
+                decision="argmax", average=bool(rng.integers(2)),
+            ), sizes  # fmt: skip
+        return GBDT(
+            feats, ["a", "b"], trees, [0.0], precision="float32", cut=float(np.float32(1 / 3)),
+            strict=bool(rng.integers(2)), average=bool(rng.integers(2)),
+        ), sizes  # fmt: skip
     classes = int(kind[-1])
     if classes == 3:
         trees = [
@@ -92,7 +111,14 @@ def _thirds_ensemble(seed: int, kind: str) -> tuple[TreeEnsemble, list[int]]:
     return Forest(feats, [str(c) for c in range(classes)], trees, [0.0] * classes, 1 / 8), sizes
 
 
-@pytest.mark.parametrize("kind", ["forest2", "forest3", "boosted"])
+def _beats(model: TreeEnsemble, scores: np.ndarray, c: int, p: int) -> np.ndarray:
+    """Per row of the model's scores: does class ``c`` beat ``p`` (the first largest wins)?"""
+    if model.decision in ("sign", "threshold"):
+        return model.classes_of_scores(scores) == c
+    return (scores[:, c] > scores[:, p]) | ((scores[:, c] == scores[:, p]) & (c < p))
+
+
+@pytest.mark.parametrize("kind", ["forest2", "forest3", "boosted", "gbdt", "gbdt3"])
 def test_the_floats_monotone_bound_holds_for_every_choice_of_leaves(kind: str) -> None:
     """``Vote.floats_keep`` on random sets of leaves per tree: when it says the prediction
     stays, every choice of one leaf per tree, evaluated by the model's own floats, keeps it;
@@ -115,11 +141,14 @@ def test_the_floats_monotone_bound_holds_for_every_choice_of_leaves(kind: str) -
             leaves = np.concatenate([np.sort(c) for c in chosen])
             starts = np.cumsum([0] + [len(c) for c in chosen[:-1]])
             combos = np.array(list(itertools.product(*[table.node[c] for c in chosen])))
-            decided = model.classes_of_scores(model.scores_of_leaves(combos))
+            scores = model.scores_of_leaves(combos)
+            # a GBDT adds one row's scores by another path (the oracle's): the same floats
+            alone = np.vstack([model.scores_of_leaves(row[None, :]) for row in combos[:20]])
+            assert np.array_equal(alone, scores[:20])
             for pair in vote.pairs:
                 if vote.floats_keep(pair, leaves, starts):
                     kept += 1
-                    assert not (decided == pair.cls).any(), (seed, pair.cls)
+                    assert not _beats(model, scores, pair.cls, vote.prediction).any(), seed
                     best = sum(float(pair.u[c].max()) for c in chosen)
                     near += vote.may_beat(best, pair)
     assert kept > 30

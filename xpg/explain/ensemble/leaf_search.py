@@ -52,7 +52,7 @@ from xpg.explain.ensemble.linear_bound import DualBound, Relaxation
 from xpg.explain.ensemble.vote import Vote, VotePair
 
 #: the linear bound goes on while it prunes at least one node in LP_RATE, after LP_TRIAL
-#: nodes (it costs about 200 nodes of the search's own)
+#: nodes (a node's program, re-solved from the last basis, costs a few nodes of the search's)
 LP_RATE, LP_TRIAL = 4, 16
 #: seconds the mixed-integer search for an input of the other class may take, once per
 #: question (it finds one in tens of milliseconds where one exists, on the slow questions;
@@ -169,7 +169,10 @@ class LeafSearch:
         prediction?  (decided, witness).
 
         A node is a box of cells and the leaves that meet it; its bound lets each tree take
-        its best such leaf.  A node whose bound cannot beat the prediction is dropped.
+        its best such leaf.  A node whose bound cannot beat the prediction is dropped, and so
+        is one that the dual solution of the linear relaxation at the nearest node above
+        bounds so (once the relaxation is in use), or a near-tie whose best leaves the
+        model's own float sums decide for the whole box (:meth:`Vote.floats_keep`).
         Otherwise, when the trees' best leaves disagree on a feature (no cell of it in all
         their boxes), the box is cut in two at a cell between them, on the feature whose cut
         leaves out most of them, the child of larger bound searched first: one cut narrows
@@ -244,8 +247,8 @@ class LeafSearch:
             None,  # the dual solution of the root's relaxation at the nearest node above
         )
 
-        def relaxation(node: tuple[Any, ...]) -> Relaxation:
-            idx, lo, hi, sets = node[:4]
+        def root_relaxation() -> Relaxation:
+            idx, lo, hi, sets = root[:4]
             groups = {i: (box_sets[i][idx], cur) for i, cur in sets.items()}
             leaf_tree = self.table.tree[perm[idx]]
             return Relaxation(
@@ -302,7 +305,7 @@ class LeafSearch:
             if nodes == lp_after + 1:
                 # the box search is slow on this question: the root's linear relaxation may
                 # close it at once, or its best point be an input of the other class
-                relax = relaxation(root)
+                relax = root_relaxation()
                 bound, cells = linear(relax, root)
                 root_dual = relax.dual
                 if cells is None and bound >= MILP_MARGIN:
@@ -328,7 +331,11 @@ class LeafSearch:
                 continue
             if bound <= near_tie and vote.floats_keep(pair, perm[node[0]], node[5][1]):
                 continue  # a near-tie the model's floats decide for the whole box
-            if relax is not None and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
+            if (
+                relax is not None
+                and nodes > lp_after + 1
+                and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL
+            ):
                 # the linear bound while it prunes at least one node in LP_RATE
                 lp_tries += 1
                 bound, cells = linear(relax, node)

@@ -176,6 +176,8 @@ class Relaxation:
 
         self.n_leaves, self.n_z = n, n_z
         self._highs: Any = None
+        #: the dual solution of the last :meth:`bound`, when its value is a number
+        self.dual: DualBound | None = None
         self.cost = np.zeros(n_vars)
         self.cost[:n] = u
         self.a_ub = (
@@ -243,16 +245,16 @@ class Relaxation:
         )
         highs.changeColsBounds(n, np.arange(n, dtype=np.int32), lower, upper)
         highs.run()
-        self.dual: DualBound | None = None
+        self.dual = None
         if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return math.inf, self.cells(np.zeros(n), box)
         solution = highs.getSolution()
         row_dual = np.asarray(solution.row_dual)
         m = 0 if self.b_ub is None else len(self.b_ub)
-        self.dual = DualBound(self, np.maximum(0.0, -row_dual[:m]), -row_dual[m:])
-        value = self.dual.value(lower, upper)
-        # a NaN compares False everywhere: it would prune as if it proved the question
-        value = value if math.isfinite(value) else math.inf
+        dual = DualBound(self, np.maximum(0.0, -row_dual[:m]), -row_dual[m:])
+        value = dual.value(lower, upper)
+        if math.isfinite(value):  # else no bound, here or below (DualBound.value)
+            self.dual = dual
         return value, self.cells(np.asarray(solution.col_value), box)
 
     def _solver(self) -> Any:
@@ -392,7 +394,9 @@ class DualBound:
             top = np.maximum(self.reduced * lower, self.reduced * upper)
         total = float(top.sum()) + self.constant
         magnitude = float(np.abs(top).sum()) + self.constant_abs
-        return total + 2.0 * self.n_terms * _UNIT * magnitude
+        value = total + 2.0 * self.n_terms * _UNIT * magnitude
+        # a NaN compares False everywhere: it would prune as if it proved the question
+        return value if math.isfinite(value) else math.inf
 
     def value_inside(self, leaves: np.ndarray, box: Box) -> float:
         """The bound over a box inside the relaxation's (see :meth:`Relaxation.column_bounds`)."""
