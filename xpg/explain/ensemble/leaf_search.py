@@ -273,9 +273,7 @@ class LeafSearch:
             """The root's linear relaxation's bound over ``node``'s box
             (:mod:`.linear_bound`), and its rounded best point when the model classifies it
             otherwise."""
-            found, cells = (
-                relax.bound(meets(node), node[1:4]) if node is not root else relax.bound()
-            )
+            found, cells = relax.bound(meets(node), node[1:4])  # the root's box fixes nothing
             found = whole(found)
             if may_beat(found, pair) and vote.others(cells[None, :])[0]:
                 return found, cells
