@@ -425,10 +425,10 @@ def cells_part(args: argparse.Namespace, folder: Path) -> int:
         "adult, resampled": (ds.X[picked], ds.y[picked]),
         "all-distinct": (distinct_rows(ds, n, rng), ds.y[rng.integers(0, len(ds.X), n)]),
     }
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
     table: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        env = _env(tmp)
         model_path = tmp / "model.json"
         save_model(tree_from_sklearn(model.original, ds.features), model_path)
         fingerprint = model_fingerprint(str(model_path))
@@ -620,8 +620,17 @@ def _resampled_csv(ds: Any, n: int, rng: Any, path: Path) -> Path:
     return path
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
+def _env(folder: Path) -> dict[str, str]:
+    """The commands' environment: this checkout's xpg, its bytecode compiled once into
+    ``folder`` as an install compiles it (under ``PYTHONDONTWRITEBYTECODE``, which this
+    machine sets, every command compiled xpg from source, twice on the Dask route: in the
+    command and in the fork server of its workers)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    compile_all = [sys.executable, "-m", "compileall", "-q", str(REPO_ROOT / "xpg")]
+    subprocess.run(compile_all, env=env, check=True, stdout=subprocess.DEVNULL)
+    return env
 
 
 def _write_part(
@@ -676,11 +685,11 @@ def memory_part(args: argparse.Namespace, folder: Path) -> int:
     load = os.getloadavg()[0]
     ds = load_dataset("adult", args.data_dir)
     rng = np.random.default_rng(0)
-    env = _env()
     table: list[dict[str, Any]] = []
     best: dict[tuple[str, int], Command] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        env = _env(tmp)
         model, model_path = _tree_file(ds, tmp)
         data = {n: _resampled_csv(ds, n, rng, tmp / f"rows_{n}.csv") for n in sizes}
         argv = [sys.executable, "-m", "xpg", "explain", str(model_path), "--kinds", "axp,cxp"]
@@ -777,10 +786,10 @@ def spread_part(args: argparse.Namespace, folder: Path) -> int:
     n = min(args.spread_rows, 12) if args.quick else args.spread_rows
     load = os.getloadavg()[0]
     ds = load_dataset("adult", args.data_dir)
-    env = _env()
     best: dict[int, Command] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        env = _env(tmp)
         model_path, route = _forest_file(ds, tmp, 50, 6)
         if route == "graph":
             raise RuntimeError("the forest compiles: pick a larger one")
@@ -861,7 +870,6 @@ def dask_part(args: argparse.Namespace, folder: Path) -> int:
     load = os.getloadavg()[0]
     ds = load_dataset("adult", args.data_dir)
     rng = np.random.default_rng(2)
-    env = _env()
     w = args.workers
     routes = {
         f"--workers {w}": ["--workers", str(w)],
@@ -870,6 +878,7 @@ def dask_part(args: argparse.Namespace, folder: Path) -> int:
     best: dict[tuple[str, int], Command] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        env = _env(tmp)
         model, model_path = _tree_file(ds, tmp)
         data = {k: _resampled_csv(ds, k, rng, tmp / f"rows_{k}.csv") for k in (small, n)}
         argv = [sys.executable, "-m", "xpg", "explain", str(model_path), "--kinds", "axp,cxp"]

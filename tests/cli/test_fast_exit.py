@@ -37,5 +37,31 @@ def test_output_status_and_handlers_survive_the_fast_exit(examples_dir: Path) ->
     assert bad.stderr.endswith("handler ran\n")
 
 
+THREAD_SCRIPT = (
+    "import os, sys, threading, time, types\n"
+    "class Teardown:\n"
+    "    def __del__(self, write=os.write): write(2, b'torn down\\n')\n"
+    "holder = sys.modules['holder'] = types.ModuleType('holder')\n"
+    "holder.kept = Teardown()  # freed by the teardown of the modules\n"
+    "def work(): time.sleep(0.3); print('thread done', file=sys.stderr)\n"
+    "threading.Thread(target=work, daemon=sys.argv[1] == 'daemon').start()\n"
+    "from xpg.cli.main import exit_now\n"
+    "exit_now(3)\n"
+)
+
+
+def test_a_daemon_thread_does_not_stop_the_fast_exit_and_another_is_awaited() -> None:
+    # a daemon thread (Dask leaves one) ends with the process: no teardown, no waiting
+    daemon = subprocess.run(
+        [sys.executable, "-c", THREAD_SCRIPT, "daemon"], capture_output=True, text=True
+    )
+    assert daemon.returncode == 3 and daemon.stderr == ""
+    # the interpreter waits for a non-daemon thread: so does exit_now, then tears down
+    other = subprocess.run(
+        [sys.executable, "-c", THREAD_SCRIPT, "other"], capture_output=True, text=True
+    )
+    assert other.returncode == 3 and other.stderr.splitlines() == ["thread done", "torn down"]
+
+
 def test_exit_now_is_used_by_the_console_script() -> None:
     assert "exit_now" in xpg.cli.main.entry_point.__code__.co_names

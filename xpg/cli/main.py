@@ -116,9 +116,13 @@ def entry_point() -> None:
 
 def exit_now(status: int) -> NoReturn:
     """End the process with ``status``: flush, run the :mod:`atexit` handlers, then
-    ``os._exit``; the usual ``sys.exit`` when another thread runs or a flush fails."""
+    ``os._exit``; the usual ``sys.exit`` when a non-daemon thread runs (the interpreter
+    would wait for it) or a flush fails.  Daemon threads (Dask's, after ``xpg explain
+    --scheduler``) end with the process, as they do at any exit."""
     threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
+    if threading is not None and any(
+        not t.daemon for t in threading.enumerate() if t is not threading.main_thread()
+    ):
         sys.exit(status)
     atexit._run_exitfuncs()
     try:
