@@ -54,13 +54,6 @@ from xpg.explain.ensemble.vote import Vote, VotePair
 #: the linear bound goes on while it prunes at least one node in LP_RATE, after LP_TRIAL
 #: nodes (a node's program, re-solved from the last basis, costs a few nodes of the search's)
 LP_RATE, LP_TRIAL = 4, 16
-#: seconds the mixed-integer search for an input of the other class may take, once per
-#: question (it finds one in tens of milliseconds where one exists, on the slow questions;
-#: where none does, the branch and bound with the dual bounds often ends sooner than it)
-MILP_SECONDS = 0.1
-#: how far above a tie the mixed-integer search looks (past HiGHS's tolerance, 1e-6; an input
-#: nearer is left to the rest)
-MILP_MARGIN = 1e-3
 #: undecided searches kept to go on with (:meth:`LeafSearch.pair_branch_and_bound`)
 PAUSED = 8
 
@@ -217,6 +210,8 @@ class LeafSearch:
         perm = rank["perm"]
         # bounds this close to a tie leave the decision to the floats' rounding
         near_tie = 2 * vote.eps if vote.eps > 0 else -math.inf
+        # a bound on u's sum below this prunes (Vote.may_beat, after whole())
+        enough = -const - 2 * vote.eps if vote.eps > 0 else -const
 
         def scored(node: tuple[Any, ...]) -> tuple[float, tuple[Any, ...]]:
             idx = node[0]
@@ -273,7 +268,8 @@ class LeafSearch:
             """The root's linear relaxation's bound over ``node``'s box
             (:mod:`.linear_bound`), and its rounded best point when the model classifies it
             otherwise."""
-            found, cells = relax.bound(meets(node), node[1:4])  # the root's box fixes nothing
+            # the root's box fixes nothing; the solver may stop once the node is pruned
+            found, cells = relax.bound(meets(node), node[1:4], enough)
             found = whole(found)
             if may_beat(found, pair) and vote.others(cells[None, :])[0]:
                 return found, cells
@@ -306,15 +302,6 @@ class LeafSearch:
                 relax = root_relaxation()
                 bound, cells = linear(relax, root)
                 root_dual = relax.dual
-                if cells is None and bound >= MILP_MARGIN:
-                    # an input of the other class, if any, is often quick to find with whole z
-                    # (none scores MILP_MARGIN past a tie when the bound is below it)
-                    left = check_deadline()
-                    seconds = MILP_SECONDS if left is None else min(MILP_SECONDS, left)
-                    at_least = -const + MILP_MARGIN  # clear of ties: the floats would decide
-                    cells = relax.integer_point(at_least, seconds)
-                    if cells is not None and not vote.others(cells[None, :])[0]:
-                        cells = None
                 if cells is not None or not may_beat(bound, pair):
                     yield True, cells
                     return

@@ -14,10 +14,7 @@ The linear program is solved by HiGHS (``highspy``; a box inside is the same pro
 some variables fixed, solved from the last basis), but its answer is not
 trusted: the bound is the value of the dual solution it returns at any multipliers (the
 weak duality of Neumaier and Shcherbina), computed with a margin for the floats' rounding,
-so it is an upper bound whatever the solver's tolerances did.  With whole ``z`` the same
-program is a mixed-integer one, which HiGHS searches for an input scoring at least a given
-number (:meth:`Relaxation.integer_point`): a candidate that the model then checks, never a
-proof.
+so it is an upper bound whatever the solver's tolerances did.
 
 Examples
 --------
@@ -32,8 +29,6 @@ could take its 1 (a bound of 2); together they never do.
 >>> bound, cells = relax.bound()
 >>> round(bound, 9), cells.tolist() in ([0], [2])  # either best input
 (1.0, True)
->>> relax.integer_point(1.0, seconds=1.0).tolist() in ([0], [2])
-True
 
 References
 ----------
@@ -59,6 +54,8 @@ Box = tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]
 
 #: the unit roundoff of float64
 _UNIT = 2.0**-53
+#: how far past ``enough`` HiGHS's own dual objective goes before it stops (relative)
+_STOP_MARGIN = 1e-7
 
 
 class Relaxation:
@@ -176,6 +173,7 @@ class Relaxation:
 
         self.n_leaves, self.n_z = n, n_z
         self._highs: Any = None
+        self._transposed: tuple[Any, Any, Any, Any, np.ndarray] | None = None
         #: the dual solution of the last :meth:`bound`, when its value is a number
         self.dual: DualBound | None = None
         self.cost = np.zeros(n_vars)
@@ -191,6 +189,21 @@ class Relaxation:
         self.b_ub = np.concatenate(rhs) if n_rows else None
         eq_r, eq_c = np.concatenate(eq_rows), np.concatenate(eq_cols)
         self.a_eq = coo_matrix((np.ones(len(eq_r)), (eq_r, eq_c)), shape=(n_eq, n_vars)).tocsr()
+
+    def transposed(self) -> tuple[Any, Any, Any, Any, np.ndarray]:
+        """The constraint matrices transposed, and their absolute values (``a_eq``, then
+        ``a_ub``: None without it), and per variable its number of terms in them: what
+        each :class:`DualBound` multiplies by, made once."""
+        if self._transposed is None:
+            eq_t = self.a_eq.T.tocsr()
+            terms = np.diff(eq_t.indptr)
+            ub_t = abs_ub_t = None
+            if self.a_ub is not None:
+                ub_t = self.a_ub.T.tocsr()
+                abs_ub_t = abs(ub_t)
+                terms = terms + np.diff(ub_t.indptr)
+            self._transposed = (eq_t, abs(eq_t), ub_t, abs_ub_t, terms)
+        return self._transposed
 
     def cells(self, x: np.ndarray, box: Box | None = None) -> np.ndarray:
         """The cells a solution ``x`` rounds to, in ``box`` (default: the relaxation's):
@@ -225,7 +238,10 @@ class Relaxation:
         return lower, upper
 
     def bound(
-        self, leaves: np.ndarray | None = None, box: Box | None = None
+        self,
+        leaves: np.ndarray | None = None,
+        box: Box | None = None,
+        enough: float = -math.inf,
     ) -> tuple[float, np.ndarray]:
         """An upper bound on ``sum(u[leaf])`` over the inputs of the box, one leaf per
         tree (``inf`` when the solver gave no usable answer), and the relaxation's best
@@ -233,7 +249,12 @@ class Relaxation:
         the bound when every ``z`` is whole).  With ``leaves`` and ``box``, over that box
         inside (:meth:`column_bounds`): the same program with some variables fixed, which
         HiGHS solves from its last basis.  The dual solution is kept (:attr:`dual`) to
-        bound the boxes inside without a solver."""
+        bound the boxes inside without a solver.
+
+        With ``enough``, the solver stops once its dual solution bounds the sum by
+        ``enough`` (HiGHS's ``objective_bound``: the dual simplex's every iterate is a dual
+        solution, and its bound only falls): the bound is then at most about ``enough``,
+        not the least, and the point is not the best."""
         import highspy
 
         highs = self._solver()
@@ -244,9 +265,17 @@ class Relaxation:
             else self.column_bounds(leaves, box)
         )
         highs.changeColsBounds(n, np.arange(n, dtype=np.int32), lower, upper)
+        # HiGHS minimises -cost: its dual objective rises to -bound; past -enough, stop
+        # (with a margin: the bound computed below adds its rounding to HiGHS's)
+        stop = -enough + _STOP_MARGIN * (1.0 + abs(enough))
+        highs.setOptionValue("objective_bound", stop if math.isfinite(stop) else math.inf)
         highs.run()
         self.dual = None
-        if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        status = highs.getModelStatus()
+        if status not in (
+            highspy.HighsModelStatus.kOptimal,
+            highspy.HighsModelStatus.kObjectiveBound,
+        ):
             return math.inf, self.cells(np.zeros(n), box)
         solution = highs.getSolution()
         row_dual = np.asarray(solution.row_dual)
@@ -283,32 +312,6 @@ class Relaxation:
         highs.passModel(lp)
         self._highs = highs
         return highs
-
-    def integer_point(self, at_least: float, seconds: float) -> np.ndarray | None:
-        """Cells of an input whose score the mixed-integer program (whole ``z``) finds
-        ``>= at_least``, within ``seconds``; None when it finds none.  A search, not a
-        proof: its answer is only as good as the solver's tolerances, so the caller checks
-        the input with the model."""
-        from scipy.optimize import Bounds, LinearConstraint, milp
-
-        whole = np.zeros(len(self.cost))
-        whole[self.n_leaves : self.n_leaves + self.n_z] = 1
-        for _, k, start in self.groups:
-            whole[start : start + len(k)] = 1
-        rows = [
-            LinearConstraint(self.a_eq, 1.0, 1.0),
-            LinearConstraint(self.cost[None, :], at_least, np.inf),
-        ]
-        if self.a_ub is not None:
-            rows.append(LinearConstraint(self.a_ub, -np.inf, self.b_ub))
-        result = milp(
-            np.zeros(len(self.cost)),
-            constraints=rows,
-            integrality=whole,
-            bounds=Bounds(0, 1),
-            options={"time_limit": max(seconds, 0.001)},
-        )
-        return None if result.x is None else self.cells(result.x)
 
 
 #: has this process made a HiGHS instance (the first prints a banner)?
@@ -366,15 +369,14 @@ class DualBound:
     """
 
     def __init__(self, relax: Relaxation, y: np.ndarray, w: np.ndarray) -> None:
-        cost, a_ub, b_ub, a_eq = relax.cost, relax.a_ub, relax.b_ub, relax.a_eq
-        reduced = cost - a_eq.T @ w
-        size = abs(cost) + abs(a_eq).T @ abs(w)
-        terms_per_column = np.diff(a_eq.T.tocsr().indptr)
+        cost, b_ub = relax.cost, relax.b_ub
+        eq_t, abs_eq_t, ub_t, abs_ub_t, terms_per_column = relax.transposed()
+        reduced = cost - eq_t @ w
+        size = abs(cost) + abs_eq_t @ abs(w)
         fixed_abs = fixed = 0.0
-        if a_ub is not None and b_ub is not None:
-            reduced -= a_ub.T @ y
-            size += abs(a_ub).T @ y
-            terms_per_column = terms_per_column + np.diff(a_ub.T.tocsr().indptr)
+        if ub_t is not None and b_ub is not None:
+            reduced -= ub_t @ y
+            size += abs_ub_t @ y
             fixed = fixed_abs = float((y * b_ub).sum())
         #: per variable, its reduced cost raised by a bound on its rounding: |fl(r) - r| <=
         #: gamma_k * size for a sum of k terms; twice that, to cover size's own
