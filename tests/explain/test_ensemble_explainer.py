@@ -390,8 +390,10 @@ def test_the_greedy_scores_along_a_feature_are_the_models() -> None:
     """The greedy search scores every cell of one feature from the leaf table (the leaves
     holding the current input on the other features): the same scores as the model's on
     those inputs (a forest's sum not divided by its trees), and any input it returns is of
-    another class for scikit-learn's function."""
+    another class for scikit-learn's function; started from an input of another class, it
+    finds one."""
     rng = np.random.default_rng(1)
+    starts = climbed = 0
     for model, space in _spaces():
         with EnsembleOracle(space) as oracle:
             n_trees = len(model.trees) if model.json_type == "forest" else 1
@@ -409,3 +411,17 @@ def test_the_greedy_scores_along_a_feature_are_the_models() -> None:
             if found is not None:
                 label = model.predict_batch(space.rows(found[None, :]))[0]
                 assert label != oracle.prediction_label
+            # from a start of another class, one feature free: found again (from the
+            # instance, the other features there, mostly not)
+            for _ in range(20):
+                start = np.asarray([rng.integers(0, k) for k in space.n_cells])
+                if model.predict_batch(space.rows(start[None, :]))[0] == oracle.prediction_label:
+                    continue
+                starts += 1
+                one = np.array([rng.integers(0, len(space.n_cells))])
+                found = oracle._search.greedy(one, start=start)
+                if found is not None:
+                    climbed += 1
+                    label = model.predict_batch(space.rows(found[None, :]))[0]
+                    assert label != oracle.prediction_label
+    assert starts > 50 and climbed >= 0.9 * starts

@@ -56,26 +56,38 @@ def _fit(seed: int, kind: str, n_classes: int):
     return est, feats, sizes, X
 
 
-@pytest.mark.parametrize("relaxed", [False, True, "nan duals"])
+@pytest.mark.parametrize("relaxed", [False, True, "nan duals", "climb"])
 @pytest.mark.parametrize("kind", ["forest", "boosted"])
 def test_every_question_agrees_with_brute_force(
     kind: str, relaxed: bool | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``relaxed``: the linear relaxation from the first node (its bounds and points), as
-    a slow question gets it; ``"nan duals"``: and HiGHS's multipliers
-    not numbers (was: kept, and a node below pruned by their NaN bound)."""
+    a slow question gets it; ``"nan duals"``: and HiGHS's multipliers not numbers (was:
+    kept, and a node below pruned by their NaN bound); ``"climb"``: and the climb from the
+    root's point to a witness."""
     splits = _spy(monkeypatch, "_split")
     searches = _spy(monkeypatch, "_box_search")
+    climbs = _spy(monkeypatch, "greedy")
     bounds: list[Any] = []
     if relaxed:
-        # the relaxation's points at a corner of the box: the questions of another class
-        # go on past the root, with the nodes' own bounds
+        # the relaxation's points at a corner of the box: with no climb from them, the
+        # questions of another class go on past the root, with the nodes' own bounds
         monkeypatch.setattr(costs, "LP_AFTER_NODES", 0)
         monkeypatch.setattr(
             Relaxation,
             "cells",
             lambda self, x, box=None: np.array(self.box_lo if box is None else box[0]),
         )
+    if relaxed in (True, "nan duals"):
+        greedy = LeafSearch.greedy
+        monkeypatch.setattr(
+            LeafSearch,
+            "greedy",
+            lambda self, free, passes=2, start=None: (
+                None if start is not None else greedy(self, free, passes)
+            ),
+        )
+    if relaxed:
         original = Relaxation.bound
 
         def spied(self: Relaxation, *args: Any) -> Any:
@@ -125,7 +137,9 @@ def test_every_question_agrees_with_brute_force(
                     found = search.branch_and_bound(mask, 10**6)
                     assert found[0] and (found[1] is not None) == bool(possible), (seed, fixed)
     assert asked > 250 and other > 50
-    if relaxed:  # the root's bound, and then the nodes' own
+    if relaxed == "climb":  # witnesses found by climbing from the root's point
+        assert sum(c is not None for c in climbs) > 20, sum(c is not None for c in climbs)
+    elif relaxed:  # the root's bound, and then the nodes' own
         assert len(bounds) > len(searches) + 100 > 350, (len(bounds), len(searches))
     else:
         assert not bounds and sum(s is not None for s in splits) > 100  # boxes were cut

@@ -12,9 +12,9 @@ asked the same question again, goes on where it stopped.  A question still open 
 :data:`~xpg.core.costs.LP_AFTER_NODES` nodes gets the linear relaxation
 (:mod:`~xpg.explain.ensemble.linear_bound`): its sound bound at the root, then at each node
 while it prunes (the root's program with the node's box as bounds, re-solved from the last
-basis), the bound of the nearest dual solution above every node, its rounded best points, and
-one short mixed-integer search for an input clearly of the other class.  Every input returned
-is one the model's own floats classify otherwise.
+basis, and stopped as soon as its dual solution prunes), the bound of the nearest dual
+solution above every node, and its rounded best points.  Every input returned is one the
+model's own floats classify otherwise.
 
 Examples
 --------
@@ -302,6 +302,10 @@ class LeafSearch:
                 relax = root_relaxation()
                 bound, cells = linear(relax, root)
                 root_dual = relax.dual
+                if cells is None and may_beat(bound, pair):
+                    # a witness is often near the relaxation's best point: climb from it
+                    point = relax.cells(relax.last_x, root[1:4])
+                    cells = self.greedy(np.flatnonzero(~fixed), start=point)
                 if cells is not None or not may_beat(bound, pair):
                     yield True, cells
                     return
@@ -424,9 +428,12 @@ class LeafSearch:
             yield sub, nlo, nhi, nsets, node[4]
 
     # -- the greedy search -----------------------------------------------------------------------
-    def greedy(self, free: np.ndarray, passes: int = 2) -> np.ndarray | None:
-        """Coordinate ascent from the instance on the margin of the best other class, one
-        free feature at a time over all its cells; an input of another class, or None.
+    def greedy(
+        self, free: np.ndarray, passes: int = 2, start: np.ndarray | None = None
+    ) -> np.ndarray | None:
+        """Coordinate ascent from the instance (or from the cells ``start``) on the margin
+        of the best other class, one ``free`` feature at a time over all its cells; an input
+        of another class, or None.
 
         The scores of every cell of feature ``i`` come from the leaf table: the leaves
         whose box holds the current input on every other feature are, per tree, the leaves
@@ -435,6 +442,10 @@ class LeafSearch:
         vote, table = self.vote, self.table
         current = np.asarray(self.space.instance_cell, dtype=np.int64).copy()
         missed = self.dis.copy()  # per leaf and feature: the box excludes the current cell
+        if start is not None:
+            for i in np.flatnonzero(start != current).tolist():
+                current[i] = start[i]
+                missed[:, i] = table.excludes(i, int(start[i]))
         count = missed.sum(axis=1)
         tolerance = 2 * vote.eps
         best = -np.inf

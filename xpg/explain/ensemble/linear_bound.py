@@ -176,6 +176,8 @@ class Relaxation:
         self._transposed: tuple[Any, Any, Any, Any, np.ndarray] | None = None
         #: the dual solution of the last :meth:`bound`, when its value is a number
         self.dual: DualBound | None = None
+        #: the primal solution of the last :meth:`bound` (leaf weights, ``z``, cell weights)
+        self.last_x: np.ndarray = np.zeros(0)
         self.cost = np.zeros(n_vars)
         self.cost[:n] = u
         self.a_ub = (
@@ -284,7 +286,8 @@ class Relaxation:
         value = dual.value(lower, upper)
         if math.isfinite(value):  # else no bound, here or below (DualBound.value)
             self.dual = dual
-        return value, self.cells(np.asarray(solution.col_value), box)
+        self.last_x = np.asarray(solution.col_value)
+        return value, self.cells(self.last_x, box)
 
     def _solver(self) -> Any:
         """HiGHS with the program (minimising ``-cost``), made on first use."""

@@ -40,8 +40,8 @@ instance, one free feature at a time (all its cells scored at once from the leaf
 often finds an input of another class; then each class
 still open, likeliest first, goes to a branch and bound with a budget (each branch cuts the
 box of cells in two on a feature where the trees' best leaves disagree; past a first budget,
-a linear relaxation's sound bound prunes and its points and a short mixed-integer search
-propose inputs), and only when that does not decide, to the solver.  An AXp by deletion
+a linear relaxation's sound bound prunes and its points propose inputs), and only when
+that does not decide, to the solver.  An AXp by deletion
 asks without the solver first and comes back to the questions left open at the end
 (``check(..., solver=False)``).  A "no other class" answer records the fixed features its
 proofs used (:attr:`EnsembleOracle.last_core`: the solver's unsatisfiable cores, the
