@@ -258,18 +258,17 @@ class LeafSearch:
                 found = math.floor(found * 2.0**vote.exact_bits) / 2.0**vote.exact_bits
             return found
 
-        def meets(node: tuple[Any, ...]) -> np.ndarray:
-            """Per leaf of the root's relaxation, does it meet ``node``'s box?"""
-            idx = node[0]
-            at = np.minimum(np.searchsorted(idx, root[0]), len(idx) - 1)
-            return cast(np.ndarray, idx[at] == root[0])
+        # per leaf (row of rank), its column in the root's relaxation: a node's leaves are
+        # some of the root's
+        column_of = np.zeros(len(u), dtype=np.int64)
+        column_of[root[0]] = np.arange(len(root[0]))
 
         def linear(relax: Relaxation, node: tuple[Any, ...]) -> tuple[float, np.ndarray | None]:
             """The root's linear relaxation's bound over ``node``'s box
             (:mod:`.linear_bound`), and its rounded best point when the model classifies it
             otherwise."""
             # the root's box fixes nothing; the solver may stop once the node is pruned
-            found, cells = relax.bound(meets(node), node[1:4], enough)
+            found, cells = relax.bound(column_of[node[0]], node[1:4], enough)
             found = whole(found)
             if may_beat(found, pair) and vote.others(cells[None, :])[0]:
                 return found, cells
@@ -277,7 +276,7 @@ class LeafSearch:
 
         def inherited(node: tuple[Any, ...], dual: DualBound) -> float:
             """The bound of a dual solution of the root's relaxation over ``node``'s box."""
-            return whole(dual.value_inside(meets(node), node[1:4]))
+            return whole(dual.value_inside(column_of[node[0]], node[1:4]))
 
         budget, check_deadline = yield False, None
         nodes = 0

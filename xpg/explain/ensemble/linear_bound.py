@@ -223,14 +223,15 @@ class Relaxation:
             cells = np.clip(cells, box[0], box[1] - 1)
         return cells
 
-    def column_bounds(self, leaves: np.ndarray, box: Box) -> tuple[np.ndarray, np.ndarray]:
-        """The bounds a box inside the relaxation's puts on its variables: ``leaves`` (per
-        leaf of the relaxation, does it meet the box) and ``box`` (its ``lo``, ``hi`` per
-        feature and, per group, its cells): a leaf that does not meet it at 0, a cut
-        below it at 1 and one above it at 0, a group's cell left out at 0."""
+    def column_bounds(self, columns: np.ndarray, box: Box) -> tuple[np.ndarray, np.ndarray]:
+        """The bounds a box inside the relaxation's puts on its variables: ``columns`` (the
+        positions of the relaxation's leaves that meet the box) and ``box`` (its ``lo``,
+        ``hi`` per feature and, per group, its cells): a leaf that does not meet it at 0, a
+        cut below it at 1 and one above it at 0, a group's cell left out at 0."""
         lo, hi, sets = box
         lower, upper = np.zeros(len(self.cost)), np.ones(len(self.cost))
-        upper[: self.n_leaves][~leaves] = 0.0
+        upper[: self.n_leaves] = 0.0
+        upper[columns] = 1.0
         feature, cell = self.z_keys
         z = slice(self.n_leaves, self.n_leaves + self.n_z)
         lower[z][cell <= lo[feature]] = 1.0  # x >= lo >= cell
@@ -241,14 +242,14 @@ class Relaxation:
 
     def bound(
         self,
-        leaves: np.ndarray | None = None,
+        columns: np.ndarray | None = None,
         box: Box | None = None,
         enough: float = -math.inf,
     ) -> tuple[float, np.ndarray]:
         """An upper bound on ``sum(u[leaf])`` over the inputs of the box, one leaf per
         tree (``inf`` when the solver gave no usable answer), and the relaxation's best
         point rounded to cells (:meth:`cells`; often the best input itself: its score is
-        the bound when every ``z`` is whole).  With ``leaves`` and ``box``, over that box
+        the bound when every ``z`` is whole).  With ``columns`` and ``box``, over that box
         inside (:meth:`column_bounds`): the same program with some variables fixed, which
         HiGHS solves from its last basis.  The dual solution is kept (:attr:`dual`) to
         bound the boxes inside without a solver.
@@ -263,8 +264,8 @@ class Relaxation:
         n = len(self.cost)
         lower, upper = (
             (np.zeros(n), np.ones(n))
-            if leaves is None or box is None
-            else self.column_bounds(leaves, box)
+            if columns is None or box is None
+            else self.column_bounds(columns, box)
         )
         highs.changeColsBounds(n, np.arange(n, dtype=np.int32), lower, upper)
         # HiGHS minimises -cost: its dual objective rises to -bound; past -enough, stop
@@ -365,7 +366,7 @@ class DualBound:
     >>> relax = Relaxation(np.array([1.0, 0, 0, 1]), np.array([0, 0, 1, 1]), lo, hi,
     ...                    (np.array([0]), np.array([3]), np.array([True])))
     >>> bound, _ = relax.bound()
-    >>> meets = np.array([True, False, True, False])
+    >>> meets = np.array([0, 2])  # the leaves of cells [0, 1), as columns
     >>> inside = relax.dual.value_inside(meets, (np.array([0]), np.array([1]), {}))
     >>> bool(inside >= 1.0 - 1e-9 and round(inside, 9) <= round(bound, 9))
     True
@@ -403,9 +404,29 @@ class DualBound:
         # a NaN compares False everywhere: it would prune as if it proved the question
         return value if math.isfinite(value) else math.inf
 
-    def value_inside(self, leaves: np.ndarray, box: Box) -> float:
-        """The bound over a box inside the relaxation's (see :meth:`Relaxation.column_bounds`)."""
-        return self.value(*self.relax.column_bounds(leaves, box))
+    def value_inside(self, columns: np.ndarray, box: Box) -> float:
+        """The bound over a box inside the relaxation's, whose leaves are the relaxation's
+        ``columns`` (positions): :meth:`value` over :meth:`Relaxation.column_bounds`,
+        computed on those leaves and the cuts alone (a leaf left out is 0, a cut at or
+        below the box's ``lo`` is 1, one at or above its ``hi`` 0)."""
+        relax = self.relax
+        n, n_z = relax.n_leaves, relax.n_z
+        lo, hi, sets = box
+        gain = np.maximum(0.0, self.reduced[columns])
+        total = float(gain.sum())
+        magnitude = total
+        feature, cell = relax.z_keys
+        r = self.reduced[n : n + n_z]
+        free = np.where(cell >= hi[feature], 0.0, np.maximum(0.0, r))
+        top = np.where(cell <= lo[feature], r, free)
+        total += float(top.sum())
+        magnitude += float(np.abs(top).sum())
+        for i, k, start in relax.groups:
+            kept = np.maximum(0.0, self.reduced[start : start + len(k)][sets[i][k]])
+            total += float(kept.sum())
+            magnitude += float(kept.sum())
+        value = total + self.constant + 2.0 * self.n_terms * _UNIT * (magnitude + self.constant_abs)
+        return value if math.isfinite(value) else math.inf
 
 
 __all__ = ["DualBound", "Relaxation"]
