@@ -56,7 +56,7 @@ def _fit(seed: int, kind: str, n_classes: int):
     return est, feats, sizes, X
 
 
-@pytest.mark.parametrize("relaxed", [False, True, "nan duals", "climb"])
+@pytest.mark.parametrize("relaxed", [False, True, "nan duals", "climb", "no answer"])
 @pytest.mark.parametrize("kind", ["forest", "boosted"])
 def test_every_question_agrees_with_brute_force(
     kind: str, relaxed: bool | str, monkeypatch: pytest.MonkeyPatch
@@ -64,15 +64,17 @@ def test_every_question_agrees_with_brute_force(
     """``relaxed``: the linear relaxation from the first node (its bounds and points), as
     a slow question gets it; ``"nan duals"``: and HiGHS's multipliers not numbers (was:
     kept, and a node below pruned by their NaN bound); ``"climb"``: and the climb from the
-    root's point to a witness."""
+    root's point to a witness; ``"no answer"``: HiGHS never solves a program (no bound
+    from them, and the climb starts at the box's corner)."""
     splits = _spy(monkeypatch, "_split")
     searches = _spy(monkeypatch, "_box_search")
     climbs = _spy(monkeypatch, "greedy")
     bounds: list[Any] = []
     if relaxed:
+        monkeypatch.setattr(costs, "LP_AFTER_NODES", 0)
+    if relaxed in (True, "nan duals", "climb"):
         # the relaxation's points at a corner of the box: with no climb from them, the
         # questions of another class go on past the root, with the nodes' own bounds
-        monkeypatch.setattr(costs, "LP_AFTER_NODES", 0)
         monkeypatch.setattr(
             Relaxation,
             "cells",
@@ -95,6 +97,12 @@ def test_every_question_agrees_with_brute_force(
             return bounds[-1]
 
         monkeypatch.setattr(Relaxation, "bound", spied)
+    if relaxed == "no answer":
+        import highspy
+
+        monkeypatch.setattr(
+            highspy.Highs, "getModelStatus", lambda self: highspy.HighsModelStatus.kSolveError
+        )
     if relaxed == "nan duals":
         import highspy
 
@@ -139,6 +147,8 @@ def test_every_question_agrees_with_brute_force(
     assert asked > 250 and other > 50
     if relaxed == "climb":  # witnesses found by climbing from the root's point
         assert sum(c is not None for c in climbs) > 20, sum(c is not None for c in climbs)
+    elif relaxed == "no answer":  # every program asked, none answered: no bound from them
+        assert bounds and all(b[0] == np.inf for b in bounds)
     elif relaxed:  # the root's bound, and then the nodes' own
         assert len(bounds) > len(searches) + 100 > 350, (len(bounds), len(searches))
     else:

@@ -279,7 +279,8 @@ class Relaxation:
             highspy.HighsModelStatus.kOptimal,
             highspy.HighsModelStatus.kObjectiveBound,
         ):
-            return math.inf, self.cells(np.zeros(n), box)
+            self.last_x = np.zeros(n)
+            return math.inf, self.cells(self.last_x, box)
         solution = highs.getSolution()
         row_dual = np.asarray(solution.row_dual)
         m = 0 if self.b_ub is None else len(self.b_ub)
