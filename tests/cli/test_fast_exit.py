@@ -43,9 +43,10 @@ THREAD_SCRIPT = (
     "    def __del__(self, write=os.write): write(2, b'torn down\\n')\n"
     "holder = sys.modules['holder'] = types.ModuleType('holder')\n"
     "holder.kept = Teardown()  # freed by the teardown of the modules\n"
-    "def work(): time.sleep(0.3); print('thread done', file=sys.stderr)\n"
-    "threading.Thread(target=work, daemon=sys.argv[1] == 'daemon').start()\n"
     "from xpg.cli.main import exit_now\n"
+    "daemon = sys.argv[1] == 'daemon'\n"
+    "def work(): time.sleep(30 if daemon else 0.3); print('thread done', file=sys.stderr)\n"
+    "threading.Thread(target=work, daemon=daemon).start()\n"
     "exit_now(3)\n"
 )
 

@@ -109,7 +109,7 @@ def entry_point() -> None:
 
     The process then ends without the interpreter's teardown, which frees every object one by
     one (5 ms after ``xpg enum`` on a 10,000-node graph): once the output is flushed and the
-    exit handlers have run, and unless another thread is still alive (:func:`exit_now`).
+    exit handlers have run, and unless a non-daemon thread is still alive (:func:`exit_now`).
     """
     exit_now(main())
 

@@ -274,16 +274,17 @@ class Relaxation:
         highs.setOptionValue("objective_bound", stop if math.isfinite(stop) else math.inf)
         highs.run()
         self.dual = None
-        status = highs.getModelStatus()
-        if status not in (
-            highspy.HighsModelStatus.kOptimal,
-            highspy.HighsModelStatus.kObjectiveBound,
-        ):
-            self.last_x = np.zeros(n)
-            return math.inf, self.cells(self.last_x, box)
+        done = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kObjectiveBound)
         solution = highs.getSolution()
         row_dual = np.asarray(solution.row_dual)
         m = 0 if self.b_ub is None else len(self.b_ub)
+        if not (
+            highs.getModelStatus() in done
+            and solution.dual_valid
+            and len(row_dual) == m + self.a_eq.shape[0]
+        ):
+            self.last_x = np.zeros(n)
+            return math.inf, self.cells(self.last_x, box)
         dual = DualBound(self, np.maximum(0.0, -row_dual[:m]), -row_dual[m:])
         value = dual.value(lower, upper)
         if math.isfinite(value):  # else no bound, here or below (DualBound.value)
