@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -203,13 +204,26 @@ def test_resume_after_an_interrupted_run(
 
 @pytest.mark.slow
 def test_workers_and_a_dask_local_cluster_give_the_same_records(
-    compas: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    compas: dict[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     args = [compas["model"], "--data", compas["small"], "--chunk-rows", "100"]
     one, two, dask = tmp_path / "one.jsonl", tmp_path / "two.jsonl", tmp_path / "dask.jsonl"
     assert _run(capsys, *args, "-o", one)[0] == 0
     assert _run(capsys, *args, "-o", two, "--workers", "2")[0] == 0
+    folders: list[str] = []  # where the local workers write their records' files
+    made_by = tempfile.TemporaryDirectory
+
+    def folder(*args: Any, **kwargs: Any) -> tempfile.TemporaryDirectory[str]:
+        made = made_by(*args, **kwargs)
+        folders.append(made.name)
+        return made
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", folder)
     assert _run(capsys, *args, "-o", dask, "--scheduler", "local:2")[0] == 0
+    assert len(folders) == 1 and not Path(folders[0]).exists()  # used, then removed
     expected = _strip(_records(one))
     assert len(expected) == 700
     assert _strip(_records(two)) == expected  # in row order

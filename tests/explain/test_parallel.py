@@ -5,6 +5,7 @@ early terminates its workers at once; slow rows travel one per task."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -143,7 +144,9 @@ def test_workers_must_be_positive(case: Any) -> None:
         list(run_processes(case[0], case[1], 0))
 
 
-def test_dask_local_cluster_gives_the_same_records_as_they_arrive(case: Any) -> None:
+def test_dask_local_cluster_gives_the_same_records_as_they_arrive(
+    case: Any, tmp_path: Path
+) -> None:
     explainer, frames = case
     expected = strip_seconds(run_in_process(explainer, frames))
     bad = frames[1].copy()
@@ -155,11 +158,18 @@ def test_dask_local_cluster_gives_the_same_records_as_they_arrive(case: Any) -> 
         got = strip_seconds(run_dask(explainer, frames, client, in_flight=3))
         sized = strip_seconds(run_dask(explainer, frames, client, task_seconds=0.25))
         failed = strip_seconds(run_dask(explainer, [frames[0], bad], client))
+        # each task's text in a file of the folder, not through the cluster
+        in_files = list(run_dask(explainer, [frames[0], bad], client, encode=True, folder=tmp_path))
     finally:
         client.close()
         cluster.close()
     assert sorted(got, key=lambda r: r["row"]) == expected
     assert sorted(sized, key=lambda r: r["row"]) == expected
+    assert all(c.text == "" and Path(c.path).parent == tmp_path for c in in_files)
+    lines = [json.loads(x) for c in in_files for x in Path(c.path).read_text().splitlines()]
+    assert sorted(strip_seconds([lines]), key=lambda r: r["row"]) == sorted(
+        failed, key=lambda r: r["row"]
+    )
     errors = [r for r in failed if "error" in r]
     assert [r["row"] for r in errors] == [bad.index[0]]  # that row alone, its own error
     assert errors[0]["error"].startswith("TypeError: ")

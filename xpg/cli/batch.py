@@ -46,6 +46,7 @@ import contextlib
 import hashlib
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +74,9 @@ from xpg.io.batch_output import (
 DEFAULT_CHUNK_ROWS = 256
 #: the seconds a task sent to a worker should take, about (a slow model's rows go one by one)
 TASK_SECONDS = 0.25
+#: the same on Dask, where a task costs about 12 ms of CPU (the client, the scheduler, the
+#: worker): longer tasks, so that fewer of them start a run whose first rows are slow
+DASK_TASK_SECONDS = 1.0
 #: what ``--limit`` and ``--timeout`` take for "no limit"
 UNLIMITED = ("0", "none")
 #: the defaults of ``--limit`` and ``--timeout`` (on the ensemble route), those of
@@ -207,22 +211,25 @@ def todo_chunks(
     data: str, chunk_rows: int, done: RowSet | set[int], target: str | None
 ) -> Iterator[Any]:
     """The chunks of the table, without the rows in ``done``; the first chunk checks that the
-    target column exists."""
-    from xpg.io.tables import iter_table_chunks
+    target column exists.  A CSV file's chunks are left unparsed where they can be
+    (:class:`~xpg.io.tables.CsvRows`): the workers parse them."""
+    from xpg.io.tables import as_frame, iter_table_chunks
 
     first = True
-    for frame in iter_table_chunks(data, chunk_rows):
-        if first and target is not None and target not in frame.columns:
+    for frame in iter_table_chunks(data, chunk_rows, lazy=True):
+        if first and target is not None and target not in (columns := as_frame(frame).columns):
             raise InvalidParameterError(
                 f"--target {target}: {data} has no such column "
-                f"(columns: {', '.join(map(str, frame.columns))})"
+                f"(columns: {', '.join(map(str, columns))})"
             )
         first = False
         if len(done):
             if isinstance(done, RowSet):
-                frame = frame[~done.mask(frame.index)]
+                mask = done.mask(frame.index)
             else:
-                frame = frame[~frame.index.isin(done)]
+                mask = frame.index.isin(done)
+            if mask.any():
+                frame = as_frame(frame)[~mask]
         if len(frame):
             yield frame
 
@@ -414,6 +421,7 @@ def _run(
         )
     start = time.perf_counter()
     client = cluster = None
+    folder: tempfile.TemporaryDirectory[str] | None = None  # the workers' records, as files
     rows = errors = incomplete = 0
     stopped: str | None = None
     failure: str | None = None  # infrastructure or output: one line, exit status 2
@@ -427,8 +435,15 @@ def _run(
             if args.scheduler is not None:
                 client, cluster = dask_client(args.scheduler)
                 _quiet_dask()
+                if cluster is not None and kind == "jsonl":  # workers of this machine
+                    folder = tempfile.TemporaryDirectory(prefix="xpg-", ignore_cleanup_errors=True)
                 results = run_dask(
-                    explainer, chunks, client, encode=encode, task_seconds=TASK_SECONDS
+                    explainer,
+                    chunks,
+                    client,
+                    encode=encode,
+                    task_seconds=DASK_TASK_SECONDS,
+                    folder=None if folder is None else folder.name,
                 )
             elif args.workers > 1:
                 results = run_processes(
@@ -476,6 +491,8 @@ def _run(
                     cluster.close()
                 else:
                     stop_local_cluster(cluster)
+            if folder is not None:
+                folder.cleanup()
     if failure is not None:
         print(f"xpg explain: {failure}; {writer.where(len(done.rows))}", file=sys.stderr)
         return 2

@@ -126,13 +126,15 @@ def label_text(value: Any) -> str | None:
 class EncodedChunk(NamedTuple):
     """The records of a chunk as JSON Lines text, with how many rows and errors it holds,
     how many rows stopped at their budget (``"complete": false``) and the seconds the rows
-    took (their records' sum)."""
+    took (their records' sum).  With ``path``, the text is in that file instead (written
+    by a worker of this machine; the writer copies it in, then removes it)."""
 
     text: str
     rows: int
     errors: int
     incomplete: int = 0
     seconds: float = 0.0
+    path: str = ""
 
 
 def chunk_counts(records: Sequence[Record]) -> tuple[int, int, float]:
@@ -155,8 +157,9 @@ def chunk_counts(records: Sequence[Record]) -> tuple[int, int, float]:
 def encode_records(records: Sequence[Record]) -> EncodedChunk:
     """Records as JSON Lines (one ``json.dumps`` per line, as ``xpg enum --json`` prints).
 
-    >>> encode_records([{"row": 3, "error": "bad"}])
-    EncodedChunk(text='{"row": 3, "error": "bad"}\\n', rows=1, errors=1, incomplete=0, seconds=0.0)
+    >>> chunk = encode_records([{"row": 3, "error": "bad"}])
+    >>> chunk.text, chunk.rows, chunk.errors
+    ('{"row": 3, "error": "bad"}\\n', 1, 1)
     """
     text = "".join(json.dumps(r) + "\n" for r in records)
     return EncodedChunk(text, len(records), *chunk_counts(records))

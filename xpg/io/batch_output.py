@@ -13,6 +13,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import errno
 import heapq
 import json
 import os
@@ -274,6 +275,29 @@ class WriteFailed(Exception):
     stops with one line and exit status 2."""
 
 
+#: what ``os.copy_file_range`` raises where it cannot copy (another file system, an old kernel)
+_NO_COPY_RANGE = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP)
+#: bytes read at a time where ``os.copy_file_range`` cannot copy
+COPY_BLOCK = 1 << 22
+
+
+def _copy_range(part: Any, fd: int, count: int, start: int, at: int) -> int:
+    """Copy up to ``count`` bytes of ``part`` from ``start`` into ``fd`` at ``at``: by
+    ``os.copy_file_range`` (no copy through this process), else read and written."""
+    if hasattr(os, "copy_file_range"):
+        try:
+            return os.copy_file_range(part.fileno(), fd, count, start, at)
+        except OSError as err:
+            if err.errno not in _NO_COPY_RANGE:
+                raise
+    part.seek(start)
+    data = part.read(min(count, COPY_BLOCK))
+    written = 0
+    while written < len(data):
+        written += os.pwrite(fd, memoryview(data)[written:], at + written)
+    return written
+
+
 class JsonLinesWriter:
     """JSON Lines text (encoded by the workers) on a stream (standard output), flushed after
     a chunk whose rows took :data:`FLUSH_SECONDS` or more, and else when
@@ -355,7 +379,13 @@ class JsonLinesFile:
         self._flushed = time.perf_counter()
 
     def write(self, chunk: Any) -> None:
-        """Keep an :class:`~xpg.explain.batch.EncodedChunk`'s text, written if it is time."""
+        """Keep an :class:`~xpg.explain.batch.EncodedChunk`'s text, written if it is time; a
+        chunk whose text is in a file (``path``) is copied in at once, and the file removed."""
+        if chunk.path:
+            self.flush()
+            self._copy_in(chunk.path)
+            self.rows += chunk.rows
+            return
         data = chunk.text.encode("utf-8")
         self.pending.append(data)
         self.pending_rows += chunk.rows
@@ -396,6 +426,31 @@ class JsonLinesFile:
             raise
         self.end += len(data)
         self.rows += rows
+
+    def _copy_in(self, path: str) -> None:
+        """Append the file ``path`` (the kernel copies it, where it can), whole or not at all;
+        then remove it."""
+        self._start()
+        assert self.fd is not None
+        copied = 0
+        try:
+            with open(path, "rb") as part:
+                size = os.fstat(part.fileno()).st_size
+                while copied < size:
+                    n = _copy_range(part, self.fd, size - copied, copied, self.end + copied)
+                    if n == 0:  # the file is shorter than it was
+                        raise WriteFailed(f"cannot write {self.path}: {path} was cut short")
+                    copied += n
+        except BaseException as err:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, self.end)
+            if isinstance(err, OSError):
+                raise WriteFailed(f"cannot write {self.path}: {err.strerror}") from None
+            raise
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self.end += copied
 
     def _start(self) -> None:
         if self.started:

@@ -19,10 +19,12 @@ Examples
 
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from xpg.errors import DataNotFoundError, InvalidDataError, MissingExtraError
 
@@ -87,7 +89,11 @@ def read_table(path: str | os.PathLike[str]) -> Any:
 
 
 def iter_table_chunks(
-    path: str | os.PathLike[str], chunk_rows: int | None, *, bad_rows: str = "mark"
+    path: str | os.PathLike[str],
+    chunk_rows: int | None,
+    *,
+    bad_rows: str = "mark",
+    lazy: bool = False,
 ) -> Iterator[Any]:
     """The table in ``path`` as ``DataFrame`` chunks of at most ``chunk_rows`` rows (all rows
     in one chunk for ``None``), read lazily: a file larger than memory can be streamed.
@@ -131,6 +137,8 @@ def iter_table_chunks(
             else:
                 parts = _csv_chunks(pd, feed, "\t" if kind == "tsv" else ",", size)
             for chunk in parts:
+                if not lazy or bad_rows == "raise":
+                    chunk = as_frame(chunk)
                 if bad_rows == "raise" and ERROR_COLUMN in chunk.columns:
                     first = next(v for v in chunk[ERROR_COLUMN].tolist() if isinstance(v, str))
                     raise InvalidDataError(f"{source}: cannot read as {kind}: {first}")
@@ -193,11 +201,17 @@ class _LineFeed:
 #: lines read at a time from a CSV or TSV file
 BLOCK_LINES = 2048
 
+#: rows pandas parses at once (a whole number of chunks, at least one): one call costs about
+#: as much as 300 rows; the types of a column are inferred over such a group of rows
+GROUP_ROWS = 8192
+
 
 def _csv_chunks(pd: Any, feed: _LineFeed, sep: str, size: int) -> Iterator[Any]:
     """CSV or TSV chunks: each record split into fields (by the csv module once a quote is
     seen: quoted separators and line breaks), its fields counted; the raw text of the good
-    records parsed by pandas."""
+    records parsed by pandas.  Up to the first quote, the chunks are :class:`CsvRows`: the
+    lines' text, counted, and parsed only when :meth:`CsvRows.frame` is asked for (by the
+    process that explains them)."""
     import csv
 
     reader = csv.reader(feed, delimiter=sep)
@@ -213,14 +227,49 @@ def _csv_chunks(pd: Any, feed: _LineFeed, sep: str, size: int) -> Iterator[Any]:
                 raise InvalidDataError(feed.bad.replace("line", "header line", 1))
             header = fields
     header_text = _with_break("".join(feed.taken))
-    entries: list[tuple[str | None, str]] = []  # per row: its error, or None and its text
-    lines: list[int] = []  # per row: the line it starts on
+    width = len(header)
+    group = size * max(1, GROUP_ROWS // size)
+    # the lines not yet in a group (until the first quote): their text, the number of the
+    # first, and the positions of the rows among them (a blank line is no row)
+    pending: list[str] = []
+    first_line = feed.line + 1
+    rows_at: list[int] = []
     start = 0
     yielded = False
-    # pandas parses a group of chunks at once (one call costs about as much as 300 rows)
-    group = size * max(1, BLOCK_LINES // size)
-    for block, block_lines in _csv_records(feed, sep, len(header)):
-        entries += block
+    records = _csv_records(feed, sep, width)
+    for block in records:
+        if not isinstance(block, _CsvLines):
+            break
+        if not pending:
+            first_line = block.first
+        offset = len(pending)
+        pending += block.texts
+        rows_at += [offset + k for k in block.rows_at]
+        while len(rows_at) >= group:  # a group's lines: up to the line of its next row
+            end = rows_at[group] if group < len(rows_at) else len(pending)
+            text = "\n".join(pending[:end]) + "\n"
+            csv_group = CsvGroup(header_text, sep, width, text, first_line, start, group, size)
+            yield from csv_group.views()
+            yielded = True
+            start += group
+            pending, first_line = pending[end:], first_line + end
+            rows_at = [r - end for r in rows_at[group:]]
+    else:  # the end of the file, no quote met
+        if rows_at or not yielded:
+            if rows_at:
+                text = "\n".join(pending) + "\n"
+                csv_group = CsvGroup(
+                    header_text, sep, width, text, first_line, start, len(rows_at), size
+                )
+                yield from csv_group.views()
+            else:
+                yield _csv_frame(pd, header_text, sep, [], [])[0]
+        return
+    # a quote: the csv module splits the records from here on, parsed in this process
+    entries, lines = _line_entries(pending, first_line, sep, width)
+    split: Iterator[Any] = itertools.chain([block], records)
+    for block_entries, block_lines in split:
+        entries += block_entries
         lines += block_lines
         if len(entries) >= group:
             cut = len(entries) - len(entries) % size
@@ -234,15 +283,41 @@ def _csv_chunks(pd: Any, feed: _LineFeed, sep: str, size: int) -> Iterator[Any]:
         yield from _chunks(pd, frame, entries, good, start, size) if entries else [frame]
 
 
+class _CsvLines(NamedTuple):
+    """A block of lines without quotes: their text (no line breaks), the number of the
+    first, and the positions of those that are rows (not blank)."""
+
+    texts: list[str]
+    first: int
+    rows_at: list[int]
+
+
+def _line_entries(
+    texts: list[str], first: int, sep: str, width: int
+) -> tuple[list[tuple[str | None, str]], list[int]]:
+    """The records of lines without quotes, one per line that is not blank: (error or None,
+    raw text), and the line of each; a record is bad when its fields, counted with
+    ``str.count``, are not ``width``."""
+    entries: list[tuple[str | None, str]] = []
+    lines: list[int] = []
+    for k, text in enumerate(texts):
+        if not text.strip():
+            continue  # a blank line: no row (as for pandas)
+        n = text.count(sep) + 1
+        if n == width:
+            entries.append((None, text + "\n"))
+        else:
+            entries.append((f"line {first + k}: expected {width} fields, found {n}", ""))
+        lines.append(first + k)
+    return entries, lines
+
+
 def _csv_records(
     feed: _LineFeed, sep: str, width: int
-) -> Iterator[tuple[list[tuple[str | None, str]], list[int]]]:
-    """The records after the header, by blocks: (error or None, raw text) and first line of
-    each.  A block of lines without quotes (nor a lone carriage return) has one record per
-    line, counted with ``str.count``; from the first block that has one, the csv module
-    splits the records."""
-    import itertools
-
+) -> Iterator[_CsvLines | tuple[list[tuple[str | None, str]], list[int]]]:
+    """The lines after the header, by blocks: a block without quotes (nor a lone carriage
+    return) as :class:`_CsvLines`; from the first block that has one, the records the csv
+    module splits, as (error or None, raw text) and the first line of each."""
     while True:
         raw = list(itertools.islice(feed._lines, BLOCK_LINES))
         if not raw:
@@ -254,26 +329,146 @@ def _csv_records(
             except UnicodeDecodeError:
                 texts = None
             if texts is not None:
+                if len(texts) > len(raw):
+                    texts.pop()  # the empty text after the last line break
                 first = feed.line + 1
                 feed.line += len(raw)
-                entries: list[tuple[str | None, str]] = []
-                lines: list[int] = []
-                for k, text in enumerate(texts):
-                    if not text.strip():
-                        continue  # a blank line: no row (as for pandas)
-                    n = text.count(sep) + 1
-                    if n == width:
-                        entries.append((None, text + "\n"))
-                    else:
-                        entries.append(
-                            (f"line {first + k}: expected {width} fields, found {n}", "")
-                        )
-                    lines.append(first + k)
-                yield entries, lines
+                yield _CsvLines(texts, first, [k for k, t in enumerate(texts) if t.strip()])
                 continue
         feed._lines = itertools.chain(raw, feed._lines)  # the csv module takes over
         yield from _csv_module_records(feed, sep, width)
         return
+
+
+class CsvGroup:
+    """Rows of a CSV or TSV file as the text of their lines, parsed by pandas as one group,
+    then cut in chunks of ``size`` rows, numbered from ``start``, as the file's other rows
+    are (:func:`iter_table_chunks`).  Kept as text until a process explains them: the text
+    travels to a worker in fewer bytes than a frame, and the worker parses it.  What is
+    parsed is kept (not pickled): a worker parses a group once per task."""
+
+    def __init__(
+        self,
+        header: str,
+        sep: str,
+        width: int,
+        text: str,
+        first: int,
+        start: int,
+        rows: int,
+        size: int,
+    ) -> None:
+        self.header, self.sep, self.width, self.text = header, sep, width, text
+        self.first, self.start, self.rows, self.size = first, start, rows, size
+        self._parsed: tuple[Any, list[Any]] | None = None
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (
+            self.header,
+            self.sep,
+            self.width,
+            self.text,
+            self.first,
+            self.start,
+            self.rows,
+            self.size,
+        )
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
+    def views(self) -> Iterator[CsvRows]:
+        """The group's chunks, unparsed."""
+        for lo in range(0, self.rows, self.size):
+            yield CsvRows([(self, lo, min(lo + self.size, self.rows))])
+
+    def parsed(self) -> tuple[Any, list[Any]]:
+        """The group as one frame when each line is a good row (its chunks are slices of it),
+        else None and its chunks; parsed on first use."""
+        if self._parsed is None:
+            pd = pandas()
+            texts = self.text.split("\n")[:-1]
+            # no blank line (each line is a row) and the fields of each counted right
+            counts = set(map(operator.methodcaller("count", self.sep), texts))
+            if len(texts) == self.rows and counts == {self.width - 1}:
+                import io
+
+                frame = pd.read_csv(
+                    io.StringIO(self.header + self.text), sep=self.sep, index_col=False
+                )
+                if len(frame) == self.rows:
+                    frame.index = pd.RangeIndex(self.start, self.start + self.rows)
+                    self._parsed = frame, []
+                    return self._parsed
+            entries, lines = _line_entries(texts, self.first, self.sep, self.width)
+            frame, good = _csv_frame(pd, self.header, self.sep, entries, lines)
+            self._parsed = None, list(_chunks(pd, frame, entries, good, self.start, self.size))
+        return self._parsed
+
+
+class CsvRows:
+    """Consecutive rows of a CSV or TSV file, unparsed: ranges ``(group, lo, hi)`` of
+    :class:`CsvGroup` rows; what :func:`iter_table_chunks` yields with ``lazy=True``.
+    :meth:`frame` gives the frame :func:`iter_table_chunks` would have given (several
+    chunks: concatenated, as ``pandas.concat`` does).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.csv"
+    >>> _ = path.write_text("a,b\\n1,2\\n\\n3,4\\n5,6\\n")
+    >>> rows = CsvRows.joined(list(iter_table_chunks(path, 2, lazy=True)))
+    >>> len(rows), rows.index.tolist(), rows.frame()["a"].tolist()
+    (3, [0, 1, 2], [1, 3, 5])
+    """
+
+    def __init__(self, parts: list[tuple[CsvGroup, int, int]]) -> None:
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(hi - lo for _, lo, hi in self.parts)
+
+    @property
+    def index(self) -> Any:
+        """The row numbers."""
+        pd = pandas()
+        ranges = [pd.RangeIndex(g.start + lo, g.start + hi) for g, lo, hi in self.parts]
+        return ranges[0].append(ranges[1:]) if len(ranges) > 1 else ranges[0]
+
+    @staticmethod
+    def joined(rows: list[CsvRows]) -> CsvRows:
+        """Several as one (consecutive rows of a group: one range)."""
+        parts: list[tuple[CsvGroup, int, int]] = []
+        for group, lo, hi in (part for r in rows for part in r.parts):
+            if parts and parts[-1][0] is group and parts[-1][2] == lo:
+                lo = parts.pop()[1]
+            parts.append((group, lo, hi))
+        return CsvRows(parts)
+
+    def starts_group(self) -> int | None:
+        """The rows of the group these rows start, when they start one."""
+        group, lo, _ = self.parts[0]
+        return group.rows if lo == 0 else None
+
+    def frame(self) -> Any:
+        """The rows parsed, as the chunks of :func:`iter_table_chunks`."""
+        frames = []
+        for group, lo, hi in self.parts:
+            whole, chunks = group.parsed()
+            if whole is not None:
+                frames.append(whole if (lo, hi) == (0, group.rows) else whole.iloc[lo:hi])
+                continue
+            size = group.size
+            for c in range(lo // size, (hi + size - 1) // size):
+                chunk = chunks[c]
+                a, b = max(lo - c * size, 0), min(hi - c * size, len(chunk))
+                frames.append(chunk if (a, b) == (0, len(chunk)) else chunk.iloc[a:b])
+        if len(frames) == 1:
+            return frames[0]
+        return pandas().concat(frames)
+
+
+def as_frame(rows: Any) -> Any:
+    """A chunk of :func:`iter_table_chunks` as a ``DataFrame`` (:class:`CsvRows` parsed)."""
+    return rows.frame() if isinstance(rows, CsvRows) else rows
 
 
 def _csv_module_records(
