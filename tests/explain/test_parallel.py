@@ -166,6 +166,7 @@ def test_dask_local_cluster_gives_the_same_records_as_they_arrive(
     assert sorted(got, key=lambda r: r["row"]) == expected
     assert sorted(sized, key=lambda r: r["row"]) == expected
     assert all(c.text == "" and Path(c.path).parent == tmp_path for c in in_files)
+    assert list(tmp_path.glob("*.rows")) == []  # the rows' files removed as tasks came back
     lines = [json.loads(x) for c in in_files for x in Path(c.path).read_text().splitlines()]
     assert sorted(strip_seconds([lines]), key=lambda r: r["row"]) == sorted(
         failed, key=lambda r: r["row"]

@@ -7,6 +7,7 @@ cost."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -263,21 +264,32 @@ def _pickled_by_value() -> None:
 
 
 @pytest.mark.slow
-def test_dask_worker_killed_and_restarted_by_its_nanny_loses_no_row() -> None:
+@pytest.mark.parametrize("in_files", [False, True])
+def test_dask_worker_killed_and_restarted_by_its_nanny_loses_no_row(
+    in_files: bool, tmp_path: Path
+) -> None:
     """Was: the scattered explainer died with its only holder, and every row after it was
-    written as an error ("the chunk failed on the cluster, twice: NoneType")."""
+    written as an error ("the chunk failed on the cluster, twice: NoneType").  With a
+    folder, the rows of the task that died are read again from their file by the new
+    worker, and the records come back as files."""
     explainer, frames = _dask_case()
     expected = strip_seconds(run_in_process(explainer, frames))
     client, cluster = dask_client("local:1")
+    folder = str(tmp_path) if in_files else None
     try:
         pids = list(client.run(os.getpid).values())
         got: list[Any] = []
-        route = run_dask(_like(SlowChunks, explainer), frames, client, in_flight=2)
+        slow = _like(SlowChunks, explainer)
+        route = run_dask(slow, frames, client, in_flight=2, encode=in_files, folder=folder)
         _collect_killing(route, lambda: os.kill(pids[0], signal.SIGKILL), got)
         assert list(client.run(os.getpid).values()) != pids  # a new worker did the rest
     finally:
         client.close()
         cluster.close()
+    if in_files:
+        texts = [Path(chunk.path).read_text() for chunk in got]
+        got = [[json.loads(line) for text in texts for line in text.splitlines()]]
+        assert list(tmp_path.glob("*.rows")) == []
     assert sorted(strip_seconds(got), key=lambda r: r["row"]) == expected
 
 

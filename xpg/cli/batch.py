@@ -421,7 +421,7 @@ def _run(
         )
     start = time.perf_counter()
     client = cluster = None
-    folder: tempfile.TemporaryDirectory[str] | None = None  # the workers' records, as files
+    folder: tempfile.TemporaryDirectory[str] | None = None  # rows and records, as files
     rows = errors = incomplete = 0
     stopped: str | None = None
     failure: str | None = None  # infrastructure or output: one line, exit status 2

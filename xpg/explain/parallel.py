@@ -540,16 +540,20 @@ def _plugin_class() -> type[Any]:
     return ExplainerPlugin
 
 
-def _dask_task(plugin: str, rows: bytes, encode: bool, folder: str | None = None) -> Chunk:
+def _dask_task(plugin: str, rows: bytes | str, encode: bool, folder: str | None = None) -> Chunk:
     """A task of :func:`run_dask`, on a worker: the records of the frame pickled in
-    ``rows`` (their text written to a new file of ``folder``, when given); a row whose
-    explanation raises (not an :class:`~xpg.errors.XpgError`, which is a record already)
-    gets an error record naming the exception, and the other rows their records."""
+    ``rows`` (or in the file ``rows`` names; their text then written to a new file of
+    ``folder``); a row whose explanation raises (not an :class:`~xpg.errors.XpgError`,
+    which is a record already) gets an error record naming the exception, and the other
+    rows their records."""
     from distributed import get_worker
 
     installed: Any = get_worker().plugins.get(plugin)
     if installed is None:
         raise LookupError(f"the worker has no explainer {plugin}")
+    if isinstance(rows, str):
+        with open(rows, "rb") as source:
+            rows = source.read()
     chunk = _row_by_row_on_error(installed.explainer, as_frame(pickle.loads(rows)), encode)
     if folder is None or not isinstance(chunk, EncodedChunk):
         return chunk
@@ -744,6 +748,7 @@ class _DaskRun:
         self.folder = folder
         self.plugin = f"xpg-explainer-{uuid.uuid4().hex}"
         self.tasks: dict[str, tuple[_Task, str | None]] = {}  # key -> (task, group)
+        self.inputs: dict[str, str] = {}  # key -> the file of its pickled rows (``folder``)
         # group -> [rows of the task, rows not back yet, held error records, one explained]
         self.groups: dict[str, list[Any]] = {}
         self.address = getattr(client.scheduler, "address", None) or "?"
@@ -771,11 +776,23 @@ class _DaskRun:
         # the frame travels pickled: the scheduler, which unpickles a task's arguments and
         # pickles them again for its worker, then only copies bytes (a frame's pickling is
         # what a task's overhead was made of)
-        rows = pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+        rows: bytes | str = data
+        if self.folder is not None:  # the bytes through a file, not the scheduler
+            rows = os.path.join(self.folder, f"{uuid.uuid4().hex}.rows")
+            with open(rows, "xb") as out:
+                out.write(data)
         future = self.client.submit(
             _dask_task, self.plugin, rows, self.encode, self.folder, pure=False
         )
         self.tasks[future.key] = (_Task(frame, future), group)
+        if isinstance(rows, str):
+            self.inputs[future.key] = rows
+
+    def forget_input(self, key: str) -> None:
+        """Remove the file of a task's rows (a task whose result is in)."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.inputs.pop(key, ""))
 
     def cancel(self) -> None:
         if self.client.status == "running":
@@ -811,6 +828,7 @@ class _DaskRun:
             raise self.lost()
         if future.status == "finished":
             done: Chunk = future.result()
+            self.forget_input(future.key)
             if group is None:
                 yield done
                 return
@@ -823,6 +841,7 @@ class _DaskRun:
             yield from self.close_group(group)
             return
         err = future.exception()
+        self.forget_input(future.key)
         if not isinstance(err, KilledWorker):
             text = " ".join(f"{type(err).__name__}: {err}".split())[:300]
             raise InfrastructureError(
@@ -870,11 +889,11 @@ def run_dask(
     """Each chunk's records (their text with ``encode``), computed on the Dask cluster of
     ``client``, as they complete; with ``task_seconds``, each task's (see :class:`TaskSizer`).
 
-    With ``encode`` and ``folder`` (a folder this process and every worker share: a
-    ``local:N`` cluster's), each task's text comes back in a file of ``folder``
-    (:class:`~xpg.explain.records.EncodedChunk` ``path``), not through the cluster's
-    connections: a tenth less CPU on two cores, where a record's text travelled through
-    the worker's and this process's event loops.
+    With ``folder`` (a folder this process and every worker share: a ``local:N``
+    cluster's), each task's rows go to its worker in a file of ``folder``, and with
+    ``encode`` its text comes back in one (:class:`~xpg.explain.records.EncodedChunk`
+    ``path``), not through the cluster's connections, where they went through this
+    process's and the worker's event loops (a tenth of the CPU of a run on two cores).
 
     ``in_flight`` tasks at most are submitted and not yet returned (default: four per
     worker thread), so that a file larger than memory streams through.  Closing the iterator
