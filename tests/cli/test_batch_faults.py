@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -539,3 +540,26 @@ def test_the_dask_clients_own_logs_stay_out_of_the_one_line(
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.startswith("xpg explain: the Dask scheduler at tcp://x is gone")
+
+
+@pytest.mark.slow
+def test_a_local_cluster_beside_another_says_only_its_one_line(
+    files: dict[str, Any], tmp_path: Path
+) -> None:
+    """Was: with the dashboard's port (8787) taken, by another cluster of this machine (two
+    runs at once, or the test suite's workers), the scheduler warned on standard error
+    ("UserWarning: Port 8787 is already in use") before the summary line."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "out.jsonl"
+    argv = ["-m", "xpg", "explain", str(files["model"]), "--data", str(files["data"])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
+    with socket.socket() as taken:
+        with contextlib.suppress(OSError):  # taken already: all the same
+            taken.bind(("", 8787))
+            taken.listen()
+        run = subprocess.run(
+            [sys.executable, *argv, "-o", str(out), "--scheduler", "local:1"],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("xpg explain: "), run.stderr

@@ -588,6 +588,9 @@ LOCAL_DASK_CONFIG = {
     "distributed.admin.tick.interval": "500ms",
     "distributed.admin.system-monitor.interval": "2s",
     "distributed.worker.memory.monitor-interval": "500ms",
+    # no web pages: their modules are imported by every start (Prometheus metrics, a proxy)
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
 
 #: seconds a thread of a ``local:N`` worker holds the GIL while another waits for it
@@ -676,6 +679,9 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                # the scheduler's web server, without pages, on a free port: on its default
+                # port, taken by another cluster, it would warn on standard error
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 host="127.0.0.1",
                 # errors only: a long task holding the GIL makes warnings ("event loop was
                 # unresponsive"), and so does cancelling the tasks of an interrupted run

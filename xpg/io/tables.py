@@ -362,20 +362,11 @@ class CsvGroup:
         self.first, self.start, self.rows, self.size = first, start, rows, size
         self._parsed: tuple[Any, list[Any]] | None = None
 
-    def __getstate__(self) -> tuple[Any, ...]:
-        return (
-            self.header,
-            self.sep,
-            self.width,
-            self.text,
-            self.first,
-            self.start,
-            self.rows,
-            self.size,
-        )
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k != "_parsed"}
 
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.__init__(*state)  # type: ignore[misc]
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state, _parsed=None)
 
     def views(self) -> Iterator[CsvRows]:
         """The group's chunks, unparsed."""
