@@ -18,6 +18,7 @@ import heapq
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -414,16 +415,10 @@ class JsonLinesFile:
         self._start()
         assert self.fd is not None
         written = 0
-        try:
+        with self._appending():
             view = memoryview(data)
             while written < len(data):
                 written += os.pwrite(self.fd, view[written:], self.end + written)
-        except BaseException as err:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self.fd, self.end)
-            if isinstance(err, OSError):
-                raise WriteFailed(f"cannot write {self.path}: {err.strerror}") from None
-            raise
         self.end += len(data)
         self.rows += rows
 
@@ -434,23 +429,31 @@ class JsonLinesFile:
         assert self.fd is not None
         copied = 0
         try:
-            with open(path, "rb") as part:
+            with self._appending(), open(path, "rb") as part:
                 size = os.fstat(part.fileno()).st_size
                 while copied < size:
                     n = _copy_range(part, self.fd, size - copied, copied, self.end + copied)
                     if n == 0:  # the file is shorter than it was
                         raise WriteFailed(f"cannot write {self.path}: {path} was cut short")
                     copied += n
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self.end += copied
+
+    @contextlib.contextmanager
+    def _appending(self) -> Iterator[None]:
+        """Bytes appended at ``self.end`` within the block: whole, or cut off again when it
+        fails (an ``OSError`` raised as :class:`WriteFailed`)."""
+        assert self.fd is not None
+        try:
+            yield
         except BaseException as err:
             with contextlib.suppress(OSError):
                 os.ftruncate(self.fd, self.end)
             if isinstance(err, OSError):
                 raise WriteFailed(f"cannot write {self.path}: {err.strerror}") from None
             raise
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-        self.end += copied
 
     def _start(self) -> None:
         if self.started:
