@@ -236,6 +236,12 @@ def _csv_chunks(pd: Any, feed: _LineFeed, sep: str, size: int) -> Iterator[Any]:
     rows_at: list[int] = []
     start = 0
     yielded = False
+
+    def grouped(end: int, rows: int) -> Iterator[CsvRows]:
+        """The chunks of the group of the pending lines up to ``end``, holding ``rows``."""
+        text = "\n".join(pending[:end]) + "\n"
+        return CsvGroup(header_text, sep, width, text, first_line, start, rows, size).views()
+
     records = _csv_records(feed, sep, width)
     for block in records:
         if not isinstance(block, _CsvLines):
@@ -247,23 +253,16 @@ def _csv_chunks(pd: Any, feed: _LineFeed, sep: str, size: int) -> Iterator[Any]:
         rows_at += [offset + k for k in block.rows_at]
         while len(rows_at) >= group:  # a group's lines: up to the line of its next row
             end = rows_at[group] if group < len(rows_at) else len(pending)
-            text = "\n".join(pending[:end]) + "\n"
-            csv_group = CsvGroup(header_text, sep, width, text, first_line, start, group, size)
-            yield from csv_group.views()
+            yield from grouped(end, group)
             yielded = True
             start += group
             pending, first_line = pending[end:], first_line + end
             rows_at = [r - end for r in rows_at[group:]]
     else:  # the end of the file, no quote met
-        if rows_at or not yielded:
-            if rows_at:
-                text = "\n".join(pending) + "\n"
-                csv_group = CsvGroup(
-                    header_text, sep, width, text, first_line, start, len(rows_at), size
-                )
-                yield from csv_group.views()
-            else:
-                yield _csv_frame(pd, header_text, sep, [], [])[0]
+        if rows_at:
+            yield from grouped(len(pending), len(rows_at))
+        elif not yielded:
+            yield _csv_frame(pd, header_text, sep, [], [])[0]
         return
     # a quote: the csv module splits the records from here on, parsed in this process
     entries, lines = _line_entries(pending, first_line, sep, width)
