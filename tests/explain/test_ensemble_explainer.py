@@ -345,7 +345,7 @@ def test_deletion_defers_the_questions_only_a_solver_decides() -> None:
         est, feats, model, x = _case(seed, ENSEMBLE_KINDS[seed % 4])
         truth = ensemble_oracle(est, feats, x)
         with EnsembleOracle(CellSpace(model, x), exhaustive_limit=0, bnb_nodes=0) as oracle:
-            oracle._search.greedy = lambda free, passes=2: None  # type: ignore[method-assign]
+            oracle._search.greedy = lambda free, passes=2, start=None: None  # type: ignore[method-assign]
             ask = oracle.check
 
             def counted(fixed, *, solver=True, ask=ask):

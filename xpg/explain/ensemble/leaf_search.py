@@ -9,7 +9,8 @@ that lets every tree choose its best leaf independently among those the fixed fe
 best leaves disagree, drops a near-tie box whose best leaves the model's own floats decide
 (:meth:`Vote.floats_keep`), branches on one tree's leaves only on the other near-ties, and,
 asked the same question again, goes on where it stopped.  A question still open after
-:data:`~xpg.core.costs.LP_AFTER_NODES` nodes gets the linear relaxation
+:data:`~xpg.core.costs.LP_AFTER_NODES` nodes (at once, for a class whose last such question
+the root's relaxation decided) gets the linear relaxation
 (:mod:`~xpg.explain.ensemble.linear_bound`): its sound bound at the root, then at each node
 while it prunes (the root's program with the node's box as bounds, re-solved from the last
 basis, and stopped as soon as its dual solution prunes), the bound of the nearest dual
@@ -75,13 +76,15 @@ class LeafSearch:
         self.vote = vote
         self.space = vote.space
         self.table = table = vote.table
-        dis: np.ndarray = table.lo < 0  # all False (cells are >= 0); filled per feature below
-        for i, cell in enumerate(self.space.instance_cell):
-            dis[:, i] = table.excludes(i, cell)
-        #: per leaf and feature: does the leaf's box exclude the instance's cell?
-        self.dis = dis
+        #: per feature and leaf: does the leaf's box exclude the instance's cell?
+        self.dis_t = np.array(
+            [table.excludes(i, cell) for i, cell in enumerate(self.space.instance_cell)],
+            dtype=bool,
+        ).reshape(len(self.space.n_cells), len(table.tree))
         self._ranks: dict[int, dict[str, Any]] = {}
         self._paused: dict[tuple[bytes, int], Generator[Any, Any, None]] = {}
+        # per pair: did the root's relaxation decide its last question that asked it?
+        self._root_decided: dict[int, bool] = {}
 
     # -- the independent-tree bound --------------------------------------------------------------
     def bound(self, pair: VotePair, reach: np.ndarray) -> float:
@@ -92,17 +95,18 @@ class LeafSearch:
 
     def bounds(self, fixed: np.ndarray) -> list[float]:
         """Per pair, :meth:`bound` over the leaves the ``fixed`` features (a mask) allow."""
-        reach = cast(np.ndarray, ~self.dis[:, fixed].any(axis=1))
+        reach = cast(np.ndarray, ~self.dis_t[fixed].any(axis=0))
         return [self.bound(pair, reach) for pair in self.vote.pairs]
 
     def bound_core(self, fixed: np.ndarray, q: int) -> list[int]:
         """The fixed features the bound's proof that pair ``q``'s class cannot win uses: each
         in turn is freed unless the bound then allows the class."""
         pair = self.vote.pairs[q]
-        count = self.dis[:, fixed].sum(axis=1)  # per leaf, the fixed features excluding it
+        # per leaf, the fixed features excluding it
+        count = self.dis_t[fixed].sum(axis=0, dtype=np.int16)
         used = []
         for i in np.flatnonzero(fixed).tolist():
-            trial = count - self.dis[:, i]
+            trial = count - self.dis_t[i]
             if self.vote.may_beat(self.bound(pair, trial == 0), pair):
                 used.append(i)
             else:
@@ -114,10 +118,10 @@ class LeafSearch:
         independent-tree bound first."""
         mask = np.zeros(len(self.space.n_cells), dtype=bool)
         mask[fixed] = True
-        count = self.dis[:, mask].sum(axis=1)  # per leaf, the fixed features excluding it
+        # per leaf, the fixed features excluding it
+        count = self.dis_t[mask].sum(axis=0, dtype=np.int16)
         rise = [
-            max(self.bound(pair, (count - self.dis[:, i]) == 0) for pair in self.vote.pairs)
-            for i in fixed
+            max(self.bound(pair, count == self.dis_t[i]) for pair in self.vote.pairs) for i in fixed
         ]
         return [fixed[j] for j in np.argsort(rise, kind="stable").tolist()]
 
@@ -138,16 +142,15 @@ class LeafSearch:
             table = self.table
             u = self.vote.pairs[q].u
             perm = np.lexsort((-u, table.tree))  # stable: ties keep the table's order
-            lo, hi = table.lo[perm], table.hi[perm]
             ranked = self._ranks[q] = {
                 "perm": perm,
                 "u": u[perm],
-                "lo": lo,
-                "hi": hi,
-                "lo_t": np.ascontiguousarray(lo.T),
-                "hi_t": np.ascontiguousarray(hi.T),
+                "lo": table.compact[0][perm],
+                "hi": table.compact[1][perm],
+                "lo_t": table.lo_t[:, perm],
+                "hi_t": table.hi_t[:, perm],
                 "sets": {i: m[perm] for i, m in table.sets.items()},
-                "dis": self.dis[perm],
+                "dis_t": self.dis_t[:, perm],
             }
         return ranked
 
@@ -235,7 +238,7 @@ class LeafSearch:
             return idx[keep], nlo, nhi, sets, dual
 
         root = (
-            np.flatnonzero(~rank["dis"][:, fixed].any(axis=1)),
+            np.flatnonzero(~rank["dis_t"][fixed].any(axis=0)),
             np.where(fixed, inst, 0),
             np.where(fixed, inst + 1, k),
             {i: np.arange(k[i]) == inst[i] if fixed[i] else np.ones(k[i], bool) for i in box_sets},
@@ -280,7 +283,9 @@ class LeafSearch:
 
         budget, check_deadline = yield False, None
         nodes = 0
-        lp_after, lp_tries, lp_prunes = costs.LP_AFTER_NODES, 0, 0
+        # a pair whose last question the root's relaxation decided asks it at once
+        lp_after = 0 if self._root_decided.get(q) else costs.LP_AFTER_NODES
+        lp_tries, lp_prunes = 0, 0
         relax: Relaxation | None = None  # the root's, made on its first use
         root_dual: DualBound | None = None
         stack: list[Iterator[tuple[Any, ...]]] = [iter([root])]
@@ -305,7 +310,8 @@ class LeafSearch:
                     # a witness is often near the relaxation's best point: climb from it
                     point = relax.cells(relax.last_x, root[1:4])
                     cells = self.greedy(np.flatnonzero(~fixed), start=point)
-                if cells is not None or not may_beat(bound, pair):
+                self._root_decided[q] = cells is not None or not may_beat(bound, pair)
+                if self._root_decided[q]:
                     yield True, cells
                     return
             if len(node) == 6:
@@ -440,26 +446,29 @@ class LeafSearch:
         (the model's own floats decide the input returned)."""
         vote, table = self.vote, self.table
         current = np.asarray(self.space.instance_cell, dtype=np.int64).copy()
-        missed = self.dis.copy()  # per leaf and feature: the box excludes the current cell
+        # per feature and leaf: does the leaf's box exclude the current cell?
+        missed = self.dis_t.copy()
         if start is not None:
             for i in np.flatnonzero(start != current).tolist():
                 current[i] = start[i]
-                missed[:, i] = table.excludes(i, int(start[i]))
-        count = missed.sum(axis=1)
+                missed[i] = table.excludes(i, int(start[i]))
+        count = missed.sum(axis=0, dtype=np.int16)
         tolerance = 2 * vote.eps
         best = -np.inf
         for _ in range(passes):
             improved = False
             for i in free.tolist():
-                near = np.flatnonzero(count == missed[:, i])
+                # the leaves excluded by feature i alone, if at all: those reached as i varies
+                near = np.flatnonzero(count == missed[i])
                 margin = vote.margin(self.scores_along(i, near))
                 j = int(np.argmax(margin))
                 if margin[j] > best:
                     best, improved = float(margin[j]), True
-                    current[i] = j
-                    count -= missed[:, i]
-                    missed[:, i] = table.excludes(i, j)
-                    count += missed[:, i]
+                    if j != current[i]:
+                        current[i] = j
+                        count -= missed[i]
+                        missed[i] = table.excludes(i, j)
+                        count += missed[i]
                 if margin[j] >= -tolerance and vote.others(current[None, :])[0]:
                     return current
             if not improved:
@@ -470,14 +479,12 @@ class LeafSearch:
         """Per cell of feature ``i``, the sum of the contributions of ``leaves`` (one per
         tree at each cell) whose box holds it, plus the base scores."""
         table = self.table
-        values = self.vote.per_leaf[leaves]
-        k = self.space.n_cells[i]
         if i in table.sets:
-            return table.sets[i][leaves].T.astype(float) @ values + self.vote.base
-        steps = np.zeros((k + 1, values.shape[1]))
-        np.add.at(steps, table.lo[leaves, i], values)
-        np.add.at(steps, table.hi[leaves, i], -values)
-        return np.cumsum(steps[:k], axis=0) + self.vote.base
+            cover = table.sets[i][leaves].T
+        else:
+            cells = np.arange(self.space.n_cells[i])[:, None]
+            cover = (table.lo_t[i][leaves] <= cells) & (table.hi_t[i][leaves] > cells)
+        return cover.astype(float) @ self.vote.per_leaf[leaves] + self.vote.base
 
 
 __all__ = ["LeafSearch"]

@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -124,7 +125,24 @@ class LeafTable:
         """Per leaf: does its box exclude ``cell`` of feature ``i``?"""
         if i in self.sets:
             return ~self.sets[i][:, cell]
-        return (self.lo[:, i] > cell) | (self.hi[:, i] <= cell)
+        return (self.lo_t[i] > cell) | (self.hi_t[i] <= cell)
+
+    @functools.cached_property
+    def compact(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`lo` and :attr:`hi` in the smallest integer type that holds the cells (a
+        search that reorders the leaves copies a quarter of the bytes)."""
+        kind = np.int16 if self.hi.max(initial=0) < 2**15 else np.int64
+        return self.lo.astype(kind), self.hi.astype(kind)
+
+    @functools.cached_property
+    def lo_t(self) -> np.ndarray:
+        """:attr:`compact` lo per feature (rows are features), to read one feature's ranges."""
+        return np.ascontiguousarray(self.compact[0].T)
+
+    @functools.cached_property
+    def hi_t(self) -> np.ndarray:
+        """:attr:`compact` hi per feature."""
+        return np.ascontiguousarray(self.compact[1].T)
 
     def meets(self, leaf: int) -> np.ndarray:
         """Per leaf: does its box meet ``leaf``'s on every ordered feature?  (Rows kept while

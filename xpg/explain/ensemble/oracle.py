@@ -37,7 +37,8 @@ combinations (at most ``costs.EXHAUSTIVE_LIMIT``), all are evaluated (exact); an
 score difference that lets every tree choose its best leaf independently among those the
 fixed features allow rules out each class whose bound is negative; a greedy search from the
 instance, one free feature at a time (all its cells scored at once from the leaf table),
-often finds an input of another class; then each class
+and then from each of the latest witnesses with the fixed features put back, often finds
+an input of another class; then each class
 still open, likeliest first, goes to a branch and bound with a budget (each branch cuts the
 box of cells in two on a feature where the trees' best leaves disagree; past a first budget,
 a linear relaxation's sound bound prunes and its points propose inputs), and only when
@@ -70,6 +71,7 @@ over the trees' leaves).
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import time
@@ -91,6 +93,8 @@ Backend = Literal["pb", "lra"]
 BACKENDS: tuple[str, ...] = get_args(Backend)
 #: the route names of the backends, as results report them
 ROUTE_OF = {"pb": "sat-pb", "lra": "smt-lra"}
+#: the recent witnesses the greedy search starts from too
+RECENT = 4
 
 
 class EnsembleOracle(SolverOwner, CellOracle):
@@ -163,6 +167,8 @@ class EnsembleOracle(SolverOwner, CellOracle):
         self._vote = Vote(space, self.prediction)
         self._pairs = self._vote.pairs
         self._search = LeafSearch(self._vote)
+        #: the latest witnesses, where the greedy search also starts (newest first)
+        self._witnesses: collections.deque[np.ndarray] = collections.deque(maxlen=RECENT)
         self._encoding: Z3Encoding | None = None  # made on first need
 
     @property
@@ -214,11 +220,27 @@ class EnsembleOracle(SolverOwner, CellOracle):
             return self._decide(mask, order, [], solver)
         if not open_pairs:
             return self._decide(mask, [], order, solver)
-        found = self._search.greedy(free)
+        found = self._climb(mask, free)
+        if found is None:
+            closed = [q for q in order if q not in open_pairs]
+            found = self._decide(mask, open_pairs, closed, solver)
         if found is not None:
-            return found
-        closed = [q for q in order if q not in open_pairs]
-        return self._decide(mask, open_pairs, closed, solver)
+            self._witnesses.appendleft(found)
+        return found
+
+    def _climb(self, mask: np.ndarray, free: np.ndarray) -> np.ndarray | None:
+        """The greedy search from the instance, then from each recent witness with the
+        ``mask`` features put back to the instance's cells: the other class is often found
+        again near where it was found last."""
+        found = self._search.greedy(free)
+        instance = np.asarray(self.space.instance_cell)
+        for witness in self._witnesses:
+            if found is not None:
+                break
+            start = np.where(mask, instance, witness)
+            if (start != instance).any():
+                found = self._search.greedy(free, start=start)
+        return found
 
     def check_cells(self, allowed: Sequence[Iterable[int] | None]) -> np.ndarray | None:
         """A choice of cells the model classifies otherwise, the cell of each feature ``i``

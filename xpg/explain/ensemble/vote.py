@@ -103,6 +103,7 @@ class Vote:
             part.exact_bits,
         )
         self.base, self.eps, self.pairs = part.base, part.eps, part.pairs
+        self._others = np.delete(np.arange(len(self.model.classes)), prediction)
 
     @property
     def exact(self) -> bool:
@@ -174,8 +175,7 @@ class Vote:
         p = self.prediction
         if self.model.decision in ("sign", "threshold"):
             return scores[:, 0] - self.cut if p == 0 else self.cut - scores[:, 0]
-        others = np.delete(scores, p, axis=1)
-        return others.max(axis=1) - scores[:, p]
+        return scores[:, self._others].max(axis=1) - scores[:, p]
 
     # -- integers for a pseudo-Boolean constraint ------------------------------------------------
     def integer_weights(self, pair: VotePair) -> tuple[np.ndarray, int]:
