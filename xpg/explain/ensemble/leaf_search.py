@@ -283,8 +283,11 @@ class LeafSearch:
 
         budget, check_deadline = yield False, None
         nodes = 0
-        # a pair whose last question the root's relaxation decided asks it at once
-        lp_after = 0 if self._root_decided.get(q) else costs.LP_AFTER_NODES
+        # the root's relaxation after LP_AFTER_NODES nodes, or at once for a pair whose last
+        # question it decided; the nodes' own from then on, past LP_AFTER_NODES (near the
+        # root they seldom prune, and would stop the nodes' programs for good)
+        lp_after = costs.LP_AFTER_NODES
+        root_at = 1 if self._root_decided.get(q) else lp_after + 1
         lp_tries, lp_prunes = 0, 0
         relax: Relaxation | None = None  # the root's, made on its first use
         root_dual: DualBound | None = None
@@ -300,7 +303,7 @@ class LeafSearch:
                 budget = nodes - 1 + more
             if nodes % 64 == 0:
                 check_deadline()
-            if nodes == lp_after + 1:
+            if nodes == root_at:
                 # the box search is slow on this question: the root's linear relaxation may
                 # close it at once, or its best point be an input of the other class
                 relax = root_relaxation()
