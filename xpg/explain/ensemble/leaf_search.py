@@ -284,8 +284,7 @@ class LeafSearch:
         budget, check_deadline = yield False, None
         nodes = 0
         # the root's relaxation after LP_AFTER_NODES nodes, or at once for a pair whose last
-        # question it decided; the nodes' own from then on, past LP_AFTER_NODES (near the
-        # root they seldom prune, and would stop the nodes' programs for good)
+        # question it decided; the nodes' own from then on
         lp_after = costs.LP_AFTER_NODES
         root_at = 1 if self._root_decided.get(q) else lp_after + 1
         lp_tries, lp_prunes = 0, 0
@@ -303,6 +302,10 @@ class LeafSearch:
                 budget = nodes - 1 + more
             if nodes % 64 == 0:
                 check_deadline()
+            if nodes == lp_after + 1 and root_at == 1:
+                # asked at once, the nodes' programs may have stopped near the root, where
+                # they seldom prune: a new trial, deeper
+                lp_tries = lp_prunes = 0
             if nodes == root_at:
                 # the box search is slow on this question: the root's linear relaxation may
                 # close it at once, or its best point be an input of the other class
@@ -328,11 +331,7 @@ class LeafSearch:
                 continue
             if bound <= near_tie and vote.floats_keep(pair, perm[node[0]], node[5][1]):
                 continue  # a near-tie the model's floats decide for the whole box
-            if (
-                relax is not None
-                and nodes > lp_after + 1
-                and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL
-            ):
+            if relax is not None and nodes > root_at and lp_prunes * LP_RATE >= lp_tries - LP_TRIAL:
                 # the linear bound while it prunes at least one node in LP_RATE
                 lp_tries += 1
                 bound, cells = linear(relax, node)
