@@ -35,6 +35,13 @@ def _forest(seed: int) -> tuple[Any, list[Feature], list[int], np.ndarray]:
     return est, feats, sizes, X
 
 
+def _space(seed: int) -> tuple[Any, list[int], list[int], CellSpace]:
+    """A forest, its features' sizes, one of its training rows and that row's cell space."""
+    est, feats, sizes, X = _forest(seed)
+    x = [int(v) for v in X[seed]]
+    return est, sizes, x, CellSpace(ensemble_from_sklearn(est, feats), x)
+
+
 def _possible(est: Any, sizes: list[int], x: list[int], fixed: tuple[int, ...]) -> bool:
     """Can another class be predicted with ``fixed`` at ``x``'s values (brute force)?"""
     grid = np.array(list(itertools.product(*[range(s) for s in sizes])), dtype=float)
@@ -61,9 +68,7 @@ def test_the_greedy_search_climbs_from_the_latest_witness(
     monkeypatch.setattr(LeafSearch, "greedy", from_witnesses_only)
     climbed = 0
     for seed in range(4):
-        est, feats, sizes, X = _forest(seed)
-        x = [int(v) for v in X[seed]]
-        space = CellSpace(ensemble_from_sklearn(est, feats), x)
+        est, sizes, x, space = _space(seed)
         with EnsembleOracle(space, exhaustive_limit=0) as oracle:
             latest = None
             for fixed in itertools.combinations(range(len(sizes)), 2):
@@ -98,9 +103,7 @@ def test_a_class_whose_root_relaxation_decided_asks_it_at_once(
     monkeypatch.setattr(Relaxation, "__init__", counted)
     early = 0
     for seed in range(6):
-        est, feats, sizes, X = _forest(seed)
-        x = [int(v) for v in X[seed]]
-        space = CellSpace(ensemble_from_sklearn(est, feats), x)
+        est, sizes, x, space = _space(seed)
         with EnsembleOracle(space, exhaustive_limit=0) as oracle:
             search = oracle._search
             questions = [
@@ -176,8 +179,7 @@ def test_the_nodes_programs_get_a_second_trial_deeper_after_an_early_root(
 
     long = 0
     for seed in range(6):
-        est, feats, sizes, X = _forest(seed)
-        space = CellSpace(ensemble_from_sklearn(est, feats), [int(v) for v in X[seed]])
+        _, sizes, _, space = _space(seed)
         with EnsembleOracle(space, exhaustive_limit=0) as oracle:
             vote = oracle._search.vote
             for q in range(len(vote.pairs)):
