@@ -91,7 +91,7 @@ def checked(model: Any, instance: dict[str, Any], axp: Sequence[str]) -> bool:
 
 
 def run_forest(
-    name: str, depth: int, rows: Sequence[int] | None, timeout: float, check: int
+    name: str, depth: int, rows: slice, timeout: float, check: int
 ) -> list[dict[str, Any]]:
     """One line per row: the CPU time of one AXp, its size, whether it timed out, and (for
     the first ``check`` rows) whether it was checked sound."""
@@ -104,7 +104,7 @@ def run_forest(
     print(f"{name} d{depth}: route {explainer.route}, made in {time.process_time() - start:.1f} "
           "CPU-s", file=sys.stderr, flush=True)  # fmt: skip
     lines = []
-    for i, row in enumerate(range(len(X)) if rows is None else rows):
+    for i, row in enumerate(range(len(X))[rows]):
         instance = X.iloc[row].to_dict()
         start = time.process_time()
         with explainer.explain(instance) as decision:
@@ -165,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xpg bench hard-forests", description=__doc__)
     parser.add_argument("--datasets", default="cancer,wine,digits", help="default: all three")
     parser.add_argument("--depths", default="6,8", help="default 6,8")
-    parser.add_argument("--rows", type=int, help="the first N rows only (default: every row)")
+    parser.add_argument("--rows", type=int, help="N rows only (default: every row)")
+    parser.add_argument("--start", type=int, default=0, help="the first row (0)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per AXp (60)")
     parser.add_argument("--check", type=int, default=20, help="rows checked per forest (20)")
     parser.add_argument("--quick", action="store_true", help="wine, depth 4, 3 rows (CI)")
@@ -183,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines: list[dict[str, Any]] = []
     for name in names:
         for depth in depths:
-            rows = None if args.rows is None else list(range(args.rows))
+            rows = slice(args.start, None if args.rows is None else args.start + args.rows)
             lines += run_forest(name, depth, rows, args.timeout, args.check)
     table = summary(lines)
     note = (

@@ -41,3 +41,18 @@ def test_a_wrong_axp_is_caught() -> None:
     assert not hard_forests.checked(model, instance, axp[1:])  # not sufficient
     extra = next(f for f in X.columns if f not in axp)
     assert not hard_forests.checked(model, instance, (*axp, extra))  # not minimal
+
+
+def test_start_and_rows_choose_a_range(tmp_path: Path) -> None:
+    """``--start 170 --rows 5`` on wine's 178 rows: rows 170 to 174; without ``--rows``, to
+    the last (177), the first ``--check`` of them checked."""
+    argv = ["--datasets", "wine", "--depths", "3", "--out", str(tmp_path)]
+    for extra, expected in (
+        (["--start", "170", "--rows", "5", "--check", "0"], list(range(170, 175))),
+        (["--start", "175", "--check", "1"], [175, 176, 177]),
+    ):
+        assert hard_forests.main([*argv, *extra]) == 0
+        with open(tmp_path / "hard_forests.csv", newline="") as f:
+            lines = list(csv.DictReader(f))
+        assert [int(line["row"]) for line in lines] == expected
+        assert [line["checked"] for line in lines].count("True") == int(extra[-1])

@@ -302,9 +302,9 @@ class LeafSearch:
                 budget = nodes - 1 + more
             if nodes % 64 == 0:
                 check_deadline()
-            if nodes == lp_after + 1 and root_at == 1:
-                # asked at once, the nodes' programs may have stopped near the root, where
-                # they seldom prune: a new trial, deeper
+            if nodes == lp_after + 1:
+                # a new trial of the nodes' programs, deeper (asked at once, they may have
+                # stopped near the root, where they seldom prune)
                 lp_tries = lp_prunes = 0
             if nodes == root_at:
                 # the box search is slow on this question: the root's linear relaxation may
